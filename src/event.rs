@@ -1,0 +1,450 @@
+//! The one vocabulary of brood: every step of every agent is an [`Event`] on the
+//! [`EventBus`]. The headless printer, the trace writer and (later) the TUI reducer
+//! are all subscribers; a trace file is this stream serialized, and replay is
+//! re-publishing it. There is deliberately no second log format.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// Which agent an event belongs to: the parent (`main`) or a child (`sub-N`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AgentId {
+    Main,
+    Sub(u32),
+}
+
+impl fmt::Display for AgentId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentId::Main => f.write_str("main"),
+            AgentId::Sub(n) => write!(f, "sub-{n}"),
+        }
+    }
+}
+
+/// The text was not `main` or `sub-N`.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid agent id {0:?}: expected \"main\" or \"sub-N\"")]
+pub struct AgentIdError(String);
+
+impl FromStr for AgentId {
+    type Err = AgentIdError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "main" {
+            return Ok(AgentId::Main);
+        }
+        s.strip_prefix("sub-")
+            .and_then(|n| n.parse().ok())
+            .map(AgentId::Sub)
+            .ok_or_else(|| AgentIdError(s.to_string()))
+    }
+}
+
+impl Serialize for AgentId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for AgentId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Token counts of one model request, as the provider reported them (or estimated
+/// when it did not; `estimated` says so).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub estimated: bool,
+}
+
+impl Usage {
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+    }
+
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.estimated |= other.estimated;
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The outcome of the permission check for one tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Deny => "deny",
+        })
+    }
+}
+
+/// Who settled a permission decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    /// The policy (or another PreToolUse hook) settled it alone.
+    Policy,
+    /// The policy asked and the user (or headless `--yes`/default) answered.
+    User,
+}
+
+/// Why an agent's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TerminalReason {
+    Completed,
+    MaxSteps,
+    TokenBudget,
+    ContextBudget,
+    ContractViolation,
+    ModelError,
+    Interrupted,
+}
+
+impl TerminalReason {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TerminalReason::Completed => "completed",
+            TerminalReason::MaxSteps => "max_steps",
+            TerminalReason::TokenBudget => "token_budget",
+            TerminalReason::ContextBudget => "context_budget",
+            TerminalReason::ContractViolation => "contract_violation",
+            TerminalReason::ModelError => "model_error",
+            TerminalReason::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for TerminalReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What happened. Serialized with a `type` tag next to `seq`, `t_ms` and `agent`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventKind {
+    /// A message from the user (for a child: the prompt it was started with).
+    UserMessage { text: String },
+    /// A request is about to be sent to the model.
+    ModelRequest {
+        step: u32,
+        model: String,
+        messages: usize,
+        tools: usize,
+    },
+    /// A piece of streamed assistant text.
+    TextDelta { text: String },
+    /// The model finished one response.
+    AssistantMessage {
+        text: String,
+        tool_calls: usize,
+        usage: Usage,
+        stop_reason: String,
+    },
+    /// The model asked for a tool.
+    ToolCall {
+        call_id: String,
+        name: String,
+        input: Value,
+    },
+    /// A PreToolUse decision needs the user's answer; `id` pairs it with the reply.
+    ApprovalRequested {
+        id: u64,
+        call_id: String,
+        tool: String,
+        summary: String,
+        reason: String,
+    },
+    /// The final permission decision for one tool call.
+    PermissionDecision {
+        call_id: String,
+        decision: Decision,
+        reason: String,
+        by: DecidedBy,
+    },
+    /// The result the model will see for one tool call.
+    ToolResult {
+        call_id: String,
+        name: String,
+        is_error: bool,
+        content: String,
+        duration_ms: u64,
+    },
+    /// A Stop hook asked the agent to continue with this message.
+    HookContinue { text: String },
+    /// The agent's run ended.
+    TurnEnd {
+        reason: TerminalReason,
+        steps: u32,
+        usage: Usage,
+    },
+    /// Something failed; the run may or may not go on (see the following events).
+    Error { message: String },
+    /// The user interrupted the run.
+    Interrupted {},
+}
+
+/// One step of one agent, numbered in the order it was published.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub seq: u64,
+    pub t_ms: u64,
+    pub agent: AgentId,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// A subscriber that must see every event synchronously, before `publish` returns,
+/// such as the trace writer: once `publish` has returned the event is written, so
+/// a killed process still leaves it on disk.
+pub trait Recorder: Send {
+    fn record(&mut self, event: &Event) -> Result<(), String>;
+}
+
+struct BusInner {
+    next_seq: u64,
+    subscribers: Vec<mpsc::UnboundedSender<Event>>,
+    recorders: Vec<Box<dyn Recorder>>,
+    recorder_error: Option<String>,
+}
+
+/// Fan-out of events to every subscriber, in one global order.
+///
+/// Sequence numbers are assigned and the event is handed to every subscriber under
+/// one lock, so all subscribers see the same order. Subscriber channels are
+/// unbounded: a slow reader (a renderer that coalesces frames) makes its queue
+/// grow, it never makes an event disappear.
+#[derive(Clone)]
+pub struct EventBus {
+    inner: Arc<Mutex<BusInner>>,
+    started: Instant,
+}
+
+impl Default for EventBus {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EventBus {
+    pub fn new() -> Self {
+        EventBus {
+            inner: Arc::new(Mutex::new(BusInner {
+                next_seq: 1,
+                subscribers: Vec::new(),
+                recorders: Vec::new(),
+                recorder_error: None,
+            })),
+            started: Instant::now(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BusInner> {
+        // A panic while holding the lock cannot leave BusInner half-updated in a way
+        // that matters (worst case one subscriber missed one event), so keep going.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new receiver of every event published from now on.
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<Event> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.lock().subscribers.push(tx);
+        rx
+    }
+
+    /// Adds a synchronous recorder (see [`Recorder`]).
+    pub fn add_recorder(&self, recorder: Box<dyn Recorder>) {
+        self.lock().recorders.push(recorder);
+    }
+
+    /// The first error any recorder reported, if one did.
+    pub fn recorder_error(&self) -> Option<String> {
+        self.lock().recorder_error.clone()
+    }
+
+    /// Milliseconds since the bus was created.
+    pub fn elapsed_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    /// Publishes one event, stamping it with the next sequence number and the time.
+    pub fn publish(&self, agent: AgentId, kind: EventKind) -> Event {
+        let t_ms = self.elapsed_ms();
+        let mut inner = self.lock();
+        let event = Event {
+            seq: inner.next_seq,
+            t_ms,
+            agent,
+            kind,
+        };
+        inner.next_seq += 1;
+        self.deliver(&mut inner, &event);
+        event
+    }
+
+    /// Re-publishes an event that already has its `seq` and `t_ms` (replay).
+    pub fn republish(&self, event: Event) {
+        let mut inner = self.lock();
+        inner.next_seq = inner.next_seq.max(event.seq + 1);
+        self.deliver(&mut inner, &event);
+    }
+
+    fn deliver(&self, inner: &mut BusInner, event: &Event) {
+        let mut failed = None;
+        for recorder in inner.recorders.iter_mut() {
+            if let Err(e) = recorder.record(event) {
+                failed.get_or_insert(e);
+            }
+        }
+        if let Some(e) = failed {
+            tracing::error!("recorder failed: {e}");
+            inner.recorder_error.get_or_insert(e);
+        }
+        // A closed receiver just stops receiving; the others still get everything.
+        inner
+            .subscribers
+            .retain(|tx| tx.send(event.clone()).is_ok());
+    }
+}
+
+/// What the user asks the session to do (the other direction from events).
+#[derive(Debug)]
+pub enum Op {
+    /// Send a user message to the parent agent.
+    UserMessage(String),
+    /// Answer an approval request.
+    Approval { id: u64, allow: bool },
+    /// Interrupt the running turn and all its children.
+    Interrupt,
+    /// End the session.
+    Quit,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_id_round_trips_through_text() {
+        for id in [AgentId::Main, AgentId::Sub(1), AgentId::Sub(42)] {
+            assert_eq!(id.to_string().parse::<AgentId>().unwrap(), id);
+        }
+        assert!("sub-".parse::<AgentId>().is_err());
+        assert!("child".parse::<AgentId>().is_err());
+    }
+
+    #[test]
+    fn event_serializes_as_one_flat_object() {
+        let bus = EventBus::new();
+        let event = bus.publish(
+            AgentId::Sub(3),
+            EventKind::ToolCall {
+                call_id: "c1".into(),
+                name: "grep".into(),
+                input: serde_json::json!({"pattern": "fn"}),
+            },
+        );
+        let json = serde_json::to_value(&event).unwrap();
+        assert_eq!(json["seq"], 1);
+        assert_eq!(json["agent"], "sub-3");
+        assert_eq!(json["type"], "tool_call");
+        assert_eq!(json["name"], "grep");
+        let back: Event = serde_json::from_value(json).unwrap();
+        assert_eq!(back, event);
+    }
+
+    /// 100,000 events from four concurrent publishers reach a slow subscriber and a
+    /// fast one complete and in the same order.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn slow_subscriber_loses_nothing() {
+        let bus = EventBus::new();
+        let mut slow = bus.subscribe();
+        let mut fast = bus.subscribe();
+        let publishers: Vec<_> = (0..4u32)
+            .map(|p| {
+                let bus = bus.clone();
+                tokio::spawn(async move {
+                    for i in 0..25_000u32 {
+                        bus.publish(
+                            AgentId::Sub(p),
+                            EventKind::TextDelta {
+                                text: i.to_string(),
+                            },
+                        );
+                        if i % 1000 == 0 {
+                            tokio::task::yield_now().await;
+                        }
+                    }
+                })
+            })
+            .collect();
+        let fast_reader = tokio::spawn(async move {
+            let mut seqs = Vec::with_capacity(100_000);
+            while seqs.len() < 100_000 {
+                seqs.push(fast.recv().await.unwrap().seq);
+            }
+            seqs
+        });
+        let mut seen = Vec::with_capacity(100_000);
+        let mut next_per_publisher = [0u32; 4];
+        while seen.len() < 100_000 {
+            let event = slow.recv().await.unwrap();
+            if seen.len() % 10_000 == 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+            // Each publisher's own events arrive in the order it published them.
+            let (AgentId::Sub(p), EventKind::TextDelta { text }) = (event.agent, &event.kind)
+            else {
+                panic!("unexpected event {event:?}");
+            };
+            assert_eq!(text, &next_per_publisher[p as usize].to_string());
+            next_per_publisher[p as usize] += 1;
+            seen.push(event.seq);
+        }
+        for p in publishers {
+            p.await.unwrap();
+        }
+        let expected: Vec<u64> = (1..=100_000).collect();
+        assert_eq!(seen, expected, "slow subscriber saw a gap or reorder");
+        assert_eq!(fast_reader.await.unwrap(), expected);
+    }
+}

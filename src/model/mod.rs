@@ -1,0 +1,170 @@
+//! The `Model` trait: a request (system prompt, messages, tools) in, a stream of
+//! text deltas and one final message with usage out. Providers live in submodules.
+
+pub mod scripted;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::event::{AgentId, Usage};
+
+/// A tool as the model sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One block of a message, in the provider-neutral shape brood keeps its history in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: String,
+        is_error: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: Vec<ContentBlock>,
+}
+
+impl Message {
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Message {
+            role: Role::User,
+            content: vec![ContentBlock::Text { text: text.into() }],
+        }
+    }
+
+    /// All text blocks joined.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                ContentBlock::ToolUse { .. } | ContentBlock::ToolResult { .. } => None,
+            })
+            .collect::<Vec<_>>()
+            .join("")
+    }
+
+    /// The tool calls in this message, in order.
+    pub fn tool_calls(&self) -> Vec<ToolCall> {
+        self.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse { id, name, input } => Some(ToolCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                }),
+                ContentBlock::Text { .. } | ContentBlock::ToolResult { .. } => None,
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+}
+
+/// Everything one model call needs.
+#[derive(Debug, Clone)]
+pub struct ModelRequest {
+    /// Which agent is asking; providers ignore it, the scripted model picks its
+    /// script by it.
+    pub agent: AgentId,
+    pub model: String,
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub max_tokens: u32,
+}
+
+/// Why the model stopped generating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+    MaxTokens,
+    Other(String),
+}
+
+impl StopReason {
+    pub fn as_str(&self) -> &str {
+        match self {
+            StopReason::EndTurn => "end_turn",
+            StopReason::ToolUse => "tool_use",
+            StopReason::MaxTokens => "max_tokens",
+            StopReason::Other(s) => s,
+        }
+    }
+}
+
+/// The finished response of one model call.
+#[derive(Debug, Clone)]
+pub struct ModelResponse {
+    pub message: Message,
+    pub usage: Usage,
+    pub stop_reason: StopReason,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("{0}")]
+    Script(String),
+    #[error("request cancelled")]
+    Cancelled,
+}
+
+/// Receives streamed output while a model call runs.
+pub trait StreamSink: Send {
+    fn text_delta(&mut self, text: &str);
+}
+
+#[async_trait]
+pub trait Model: Send + Sync {
+    /// A short label for status lines and trace headers, e.g. `scripted`.
+    fn provider(&self) -> &str;
+
+    /// Runs one request. Text is reported to `sink` as it arrives; cancelling
+    /// `cancel` abandons the request and returns [`ModelError::Cancelled`].
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        sink: &mut dyn StreamSink,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, ModelError>;
+}
+
+/// A rough token count for text whose real count the provider did not tell us:
+/// about four characters a token, which is what Anthropic and OpenAI suggest for
+/// English and code.
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4)
+}

@@ -1,0 +1,65 @@
+//! The tools an agent can call. Each tool declares the JSON schema the model sees,
+//! a kind the policy reasons about, and a one-line summary of its input for display.
+//! The [`ToolRegistry`] validates input against the schema before a tool runs, so a
+//! tool only ever sees input of the right shape.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::policy::Workspace;
+
+/// What a tool may do, as far as permissions are concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Reads files or lists them; never changes anything.
+    Read,
+    /// Creates or changes files.
+    Write,
+    /// Runs arbitrary commands.
+    Exec,
+    /// Starts a subagent (the `task` tool).
+    Delegate,
+}
+
+/// What every tool call gets besides its input.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub workspace: Arc<Workspace>,
+    /// Cancelled when the user interrupts; long-running tools must stop (and kill
+    /// their processes) promptly.
+    pub cancel: CancellationToken,
+}
+
+/// Why a tool call failed; the text becomes an error tool result the model reads.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("{0}")]
+    InvalidInput(String),
+    #[error("{0}")]
+    Failed(String),
+    #[error("interrupted")]
+    Interrupted,
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+#[async_trait]
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &'static str;
+    /// What the model reads to decide when to call the tool.
+    fn description(&self) -> &'static str;
+    /// JSON schema of the input (`type: object`, `properties`, `required`).
+    fn input_schema(&self) -> Value;
+    fn kind(&self) -> ToolKind;
+    /// One line for people, e.g. `"fn main" in src/` for grep.
+    fn summarize(&self, input: &Value) -> String;
+    /// Runs the call. `input` has already passed the schema check.
+    async fn run(&self, input: Value, ctx: &ToolContext) -> Result<String, ToolError>;
+}
