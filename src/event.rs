@@ -223,6 +223,47 @@ pub enum EventKind {
     Interrupted {},
 }
 
+impl EventKind {
+    /// Replaces every occurrence of a secret in the event's text by `[redacted]`.
+    fn redact(&mut self, secrets: &[String]) {
+        let clean = |text: &mut String| {
+            for secret in secrets {
+                if text.contains(secret.as_str()) {
+                    *text = text.replace(secret.as_str(), "[redacted]");
+                }
+            }
+        };
+        match self {
+            EventKind::UserMessage { text }
+            | EventKind::TextDelta { text }
+            | EventKind::HookContinue { text }
+            | EventKind::AssistantMessage { text, .. }
+            | EventKind::Error { message: text } => clean(text),
+            EventKind::ToolCall { input, .. } => redact_value(input, &clean),
+            EventKind::ApprovalRequested {
+                summary, reason, ..
+            } => {
+                clean(summary);
+                clean(reason);
+            }
+            EventKind::PermissionDecision { reason, .. } => clean(reason),
+            EventKind::ToolResult { content, .. } => clean(content),
+            EventKind::ModelRequest { .. }
+            | EventKind::TurnEnd { .. }
+            | EventKind::Interrupted {} => {}
+        }
+    }
+}
+
+fn redact_value(value: &mut Value, clean: &impl Fn(&mut String)) {
+    match value {
+        Value::String(s) => clean(s),
+        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, clean)),
+        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, clean)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
 /// One step of one agent, numbered in the order it was published.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
@@ -238,10 +279,17 @@ pub struct Event {
 /// a killed process still leaves it on disk.
 pub trait Recorder: Send {
     fn record(&mut self, event: &Event) -> Result<(), String>;
+
+    /// Makes everything recorded so far durable (called at the end of a turn).
+    fn sync(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 struct BusInner {
     next_seq: u64,
+    /// Values (API keys) replaced by `[redacted]` in every event before delivery.
+    secrets: Vec<String>,
     subscribers: Vec<mpsc::UnboundedSender<Event>>,
     recorders: Vec<Box<dyn Recorder>>,
     recorder_error: Option<String>,
@@ -270,6 +318,7 @@ impl EventBus {
         EventBus {
             inner: Arc::new(Mutex::new(BusInner {
                 next_seq: 1,
+                secrets: Vec::new(),
                 subscribers: Vec::new(),
                 recorders: Vec::new(),
                 recorder_error: None,
@@ -291,6 +340,13 @@ impl EventBus {
         rx
     }
 
+    /// Values that must never reach a subscriber: the trace, the screen or stdout.
+    /// Values shorter than 8 characters are ignored (no real key is that short,
+    /// and redacting them would mangle ordinary text).
+    pub fn set_secrets(&self, secrets: Vec<String>) {
+        self.lock().secrets = secrets.into_iter().filter(|s| s.len() >= 8).collect();
+    }
+
     /// Adds a synchronous recorder (see [`Recorder`]).
     pub fn add_recorder(&self, recorder: Box<dyn Recorder>) {
         self.lock().recorders.push(recorder);
@@ -301,15 +357,36 @@ impl EventBus {
         self.lock().recorder_error.clone()
     }
 
+    /// Syncs every recorder; the first error is kept like a recording error.
+    pub fn sync(&self) -> Result<(), String> {
+        let mut inner = self.lock();
+        let mut failed = None;
+        for recorder in inner.recorders.iter_mut() {
+            if let Err(e) = recorder.sync() {
+                failed.get_or_insert(e);
+            }
+        }
+        match failed {
+            Some(e) => {
+                inner.recorder_error.get_or_insert(e.clone());
+                Err(e)
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Milliseconds since the bus was created.
     pub fn elapsed_ms(&self) -> u64 {
         self.started.elapsed().as_millis() as u64
     }
 
     /// Publishes one event, stamping it with the next sequence number and the time.
-    pub fn publish(&self, agent: AgentId, kind: EventKind) -> Event {
+    pub fn publish(&self, agent: AgentId, mut kind: EventKind) -> Event {
         let t_ms = self.elapsed_ms();
         let mut inner = self.lock();
+        if !inner.secrets.is_empty() {
+            kind.redact(&inner.secrets);
+        }
         let event = Event {
             seq: inner.next_seq,
             t_ms,
@@ -390,6 +467,37 @@ mod tests {
         assert_eq!(json["name"], "grep");
         let back: Event = serde_json::from_value(json).unwrap();
         assert_eq!(back, event);
+    }
+
+    #[test]
+    fn secrets_never_reach_a_subscriber() {
+        let bus = EventBus::new();
+        bus.set_secrets(vec!["sk-test-0123456789".into(), "short".into()]);
+        let mut rx = bus.subscribe();
+        bus.publish(
+            AgentId::Main,
+            EventKind::ToolResult {
+                call_id: "c".into(),
+                name: "bash".into(),
+                is_error: false,
+                content: "KEY=sk-test-0123456789 and short".into(),
+                duration_ms: 1,
+            },
+        );
+        bus.publish(
+            AgentId::Main,
+            EventKind::ToolCall {
+                call_id: "c".into(),
+                name: "bash".into(),
+                input: serde_json::json!({"command": ["echo sk-test-0123456789"]}),
+            },
+        );
+        let first = serde_json::to_string(&rx.try_recv().unwrap()).unwrap();
+        let second = serde_json::to_string(&rx.try_recv().unwrap()).unwrap();
+        for line in [first, second] {
+            assert!(!line.contains("sk-test"), "{line}");
+            assert!(line.contains("[redacted]"), "{line}");
+        }
     }
 
     /// 100,000 events from four concurrent publishers reach a slow subscriber and a

@@ -2,8 +2,11 @@
 //! See `DESIGN.md` in the shared folder for the architecture.
 
 pub mod agent;
+pub mod config;
 pub mod event;
+pub mod headless;
 pub mod model;
 pub mod policy;
+pub mod session;
 pub mod tools;
 pub mod trace;

@@ -3,18 +3,36 @@
 //! symlinks) and classifies shell commands by parsing them into command words.
 
 mod command;
+mod paths;
+mod rules;
+mod shell;
 mod workspace;
+mod wrappers;
 
-pub use command::classify_command;
+pub use command::{classify_command, command_prefix};
 pub use workspace::{ResolvedPath, Workspace, WorkspaceError};
 
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
 use crate::event::Decision;
+use crate::tools::ToolKind;
 
 /// A decision and the reason a person (and the model) can read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
     pub decision: Decision,
     pub reason: String,
+}
+
+impl Verdict {
+    fn new(decision: Decision, reason: impl Into<String>) -> Self {
+        Verdict {
+            decision,
+            reason: reason.into(),
+        }
+    }
 }
 
 /// How much an agent may do.
@@ -25,3 +43,144 @@ pub enum PermissionMode {
     /// Only read tools; everything else is denied (the `explore` profile).
     ReadOnly,
 }
+
+/// The rules one agent's tool calls are checked against.
+///
+/// One `Policy` is shared (behind an `Arc`) by everything that checks calls for a
+/// session, so the session's approved command prefixes live inside it behind a
+/// mutex rather than in the caller.
+#[derive(Debug)]
+pub struct Policy {
+    workspace: Arc<Workspace>,
+    mode: PermissionMode,
+    /// Command prefixes the user approved for this session, each split into words.
+    allowed_prefixes: Mutex<Vec<Vec<String>>>,
+}
+
+impl Policy {
+    pub fn new(workspace: Arc<Workspace>, mode: PermissionMode) -> Self {
+        Policy {
+            workspace,
+            mode,
+            allowed_prefixes: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn mode(&self) -> PermissionMode {
+        self.mode
+    }
+
+    pub fn workspace(&self) -> &Arc<Workspace> {
+        &self.workspace
+    }
+
+    /// Remembers for the rest of the session that bash commands starting with
+    /// `prefix` (compared word by word, e.g. `git push` or `rm`) need no approval.
+    ///
+    /// It only ever turns `ask` into `allow`, and only for findings tied to a
+    /// command of that prefix: a `deny`, a parse failure, a redirect into a system
+    /// path or a pipe into a shell still stand. An empty prefix is ignored, since
+    /// it would approve every command.
+    pub fn allow_prefix(&self, prefix: &str) {
+        let words: Vec<String> = prefix.split_whitespace().map(str::to_string).collect();
+        if words.is_empty() {
+            return;
+        }
+        let mut list = self.prefixes();
+        if !list.contains(&words) {
+            list.push(words);
+        }
+    }
+
+    /// The prefixes approved so far, as the user gave them.
+    pub fn allowed_prefixes(&self) -> Vec<String> {
+        self.prefixes().iter().map(|w| w.join(" ")).collect()
+    }
+
+    fn prefixes(&self) -> std::sync::MutexGuard<'_, Vec<Vec<String>>> {
+        // The list is only ever pushed to, so a panic elsewhere cannot leave it
+        // half-written; keep using it.
+        self.allowed_prefixes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Decides whether the call `tool` (of `kind`) with `input` may run.
+    pub fn check(&self, tool: &str, kind: ToolKind, input: &Value) -> Verdict {
+        match self.mode {
+            PermissionMode::Normal => {}
+            PermissionMode::ReadOnly => match kind {
+                ToolKind::Read => {}
+                // A second barrier: profiles should never hand these tools to a
+                // read-only agent, but if one does, the call still stops here.
+                ToolKind::Write | ToolKind::Exec | ToolKind::Delegate => {
+                    return Verdict::new(
+                        Decision::Deny,
+                        format!("read-only mode: {tool} is not allowed"),
+                    );
+                }
+            },
+        }
+        match kind {
+            ToolKind::Read => self.check_read(tool, input),
+            ToolKind::Write => self.check_write(tool, input),
+            ToolKind::Exec => self.check_exec(tool, input),
+            ToolKind::Delegate => Verdict::new(Decision::Allow, "starting a subagent is allowed"),
+        }
+    }
+
+    fn check_read(&self, tool: &str, input: &Value) -> Verdict {
+        // Read tools default to the workspace root when no path is given.
+        let Some(path) = input.get("path").and_then(Value::as_str) else {
+            return Verdict::new(Decision::Allow, "reads inside the workspace");
+        };
+        let resolved = self.workspace.resolve(path);
+        if resolved.inside {
+            Verdict::new(Decision::Allow, "reads inside the workspace")
+        } else {
+            Verdict::new(
+                Decision::Ask,
+                format!(
+                    "{tool} reads outside the workspace: {}",
+                    resolved.path.display()
+                ),
+            )
+        }
+    }
+
+    fn check_write(&self, tool: &str, input: &Value) -> Verdict {
+        // Without a path there is nothing to hold against the boundary, and a
+        // write that cannot be checked must not run.
+        let Some(path) = input.get("path").and_then(Value::as_str) else {
+            return Verdict::new(
+                Decision::Deny,
+                format!("{tool} has no path to check against the workspace"),
+            );
+        };
+        let resolved = self.workspace.resolve(path);
+        if resolved.inside {
+            Verdict::new(Decision::Allow, "writes inside the workspace")
+        } else {
+            Verdict::new(
+                Decision::Deny,
+                format!(
+                    "{tool} would write outside the workspace: {} resolves to {}",
+                    path,
+                    resolved.path.display()
+                ),
+            )
+        }
+    }
+
+    fn check_exec(&self, tool: &str, input: &Value) -> Verdict {
+        let Some(command) = input.get("command").and_then(Value::as_str) else {
+            return Verdict::new(Decision::Deny, format!("{tool} has no command to check"));
+        };
+        let analysis = command::analyze(command);
+        let approved = self.prefixes().clone();
+        analysis.verdict(&approved)
+    }
+}
+
+#[cfg(test)]
+mod tests;

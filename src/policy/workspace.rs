@@ -152,7 +152,10 @@ mod tests {
         assert!(!ws.resolve("..").inside);
         assert!(!ws.resolve("a/../../x").inside);
         assert!(!ws.resolve("/etc/passwd").inside);
-        assert_eq!(ws.resolve("new/dir/f.txt").path, ws.root().join("new/dir/f.txt"));
+        assert_eq!(
+            ws.resolve("new/dir/f.txt").path,
+            ws.root().join("new/dir/f.txt")
+        );
     }
 
     #[test]

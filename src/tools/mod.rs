@@ -3,6 +3,29 @@
 //! The [`ToolRegistry`] validates input against the schema before a tool runs, so a
 //! tool only ever sees input of the right shape.
 
+mod bash;
+mod edit_file;
+mod glob;
+mod grep;
+mod output;
+mod read_file;
+mod registry;
+mod schema;
+mod util;
+mod walk;
+mod write_file;
+
+#[cfg(test)]
+mod tests;
+
+pub use bash::BashTool;
+pub use edit_file::EditFileTool;
+pub use glob::GlobTool;
+pub use grep::GrepTool;
+pub use read_file::ReadFileTool;
+pub use registry::{CallError, ToolRegistry};
+pub use write_file::WriteFileTool;
+
 use std::sync::Arc;
 
 use async_trait::async_trait;

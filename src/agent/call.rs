@@ -1,0 +1,119 @@
+//! One tool call, from the model's request to the result it reads: look-up,
+//! schema check, PreToolUse hooks (the policy), the user's approval when asked,
+//! the tool itself, PostToolUse hooks. Every failure on the way becomes an error
+//! result the model can read and act on; none of them ends the run.
+
+use std::time::Instant;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{Agent, ApprovalRequest, ToolOutcome};
+use crate::event::{DecidedBy, Decision, EventKind};
+use crate::model::ToolCall;
+use crate::tools::{ToolContext, ToolError};
+
+/// The result text of a call the user (or headless mode) declined.
+pub const DENIED_BY_USER: &str = "Permission denied by user";
+
+impl Agent {
+    pub(super) async fn execute(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutcome {
+        self.publish(EventKind::ToolCall {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            input: call.input.clone(),
+        });
+        let started = Instant::now();
+        let outcome = self.decide_and_run(call, cancel).await;
+        self.publish(EventKind::ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            is_error: outcome.is_error,
+            content: outcome.content.clone(),
+            duration_ms: started.elapsed().as_millis() as u64,
+        });
+        self.hooks.post_tool_use(self.id, call, &outcome).await;
+        outcome
+    }
+
+    async fn decide_and_run(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutcome {
+        if cancel.is_cancelled() {
+            return error("interrupted before the tool ran");
+        }
+        if let Err(e) = self.tools.validate(&call.name, &call.input) {
+            return error(e.to_string());
+        }
+        let Some(tool) = self.tools.get(&call.name) else {
+            // validate() already rejects unknown tools; this keeps the two honest.
+            return error(format!("unknown tool {}", call.name));
+        };
+        let verdict = self.hooks.pre_tool_use(self.id, call, tool.kind()).await;
+        let allowed = match verdict.decision {
+            Decision::Allow => {
+                self.permission(call, Decision::Allow, &verdict.reason, DecidedBy::Policy);
+                true
+            }
+            Decision::Deny => {
+                self.permission(call, Decision::Deny, &verdict.reason, DecidedBy::Policy);
+                return error(format!("Permission denied: {}", verdict.reason));
+            }
+            Decision::Ask => {
+                let request = ApprovalRequest {
+                    id: self.next_approval_id(),
+                    agent: self.id,
+                    call: call.clone(),
+                    summary: self.tools.summarize(&call.name, &call.input),
+                    reason: verdict.reason.clone(),
+                };
+                self.publish(EventKind::ApprovalRequested {
+                    id: request.id,
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    summary: request.summary.clone(),
+                    reason: request.reason.clone(),
+                });
+                let approved = tokio::select! {
+                    _ = cancel.cancelled() => return error("interrupted while waiting for approval"),
+                    a = self.approver.approve(&request) => a,
+                };
+                let decision = if approved {
+                    Decision::Allow
+                } else {
+                    Decision::Deny
+                };
+                self.permission(call, decision, &verdict.reason, DecidedBy::User);
+                approved
+            }
+        };
+        if !allowed {
+            return error(DENIED_BY_USER);
+        }
+        let ctx = ToolContext {
+            workspace: self.workspace.clone(),
+            cancel: cancel.child_token(),
+        };
+        match tool.run(call.input.clone(), &ctx).await {
+            Ok(content) => ToolOutcome {
+                content,
+                is_error: false,
+            },
+            Err(ToolError::Interrupted) => error("interrupted"),
+            Err(e) => error(e.to_string()),
+        }
+    }
+
+    fn permission(&self, call: &ToolCall, decision: Decision, reason: &str, by: DecidedBy) {
+        self.publish(EventKind::PermissionDecision {
+            call_id: call.id.clone(),
+            decision,
+            reason: reason.to_string(),
+            by,
+        });
+    }
+}
+
+fn error(content: impl Into<String>) -> ToolOutcome {
+    ToolOutcome {
+        content: content.into(),
+        is_error: true,
+    }
+}

@@ -1,0 +1,144 @@
+//! Hook points around tool calls and the end of a run. The permission policy is
+//! one PreToolUse hook among possibly several; the most restrictive verdict wins.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::event::{AgentId, Decision};
+use crate::model::ToolCall;
+use crate::policy::{Policy, Verdict};
+use crate::tools::ToolKind;
+
+/// What a tool call produced, as PostToolUse hooks see it.
+#[derive(Debug, Clone)]
+pub struct ToolOutcome {
+    pub content: String,
+    pub is_error: bool,
+}
+
+#[async_trait]
+pub trait Hook: Send + Sync {
+    /// May allow, ask about or deny a call before it runs; `None` has no opinion.
+    async fn pre_tool_use(
+        &self,
+        _agent: AgentId,
+        _call: &ToolCall,
+        _kind: ToolKind,
+    ) -> Option<Verdict> {
+        None
+    }
+
+    /// Sees every result, after the model's copy of it is fixed.
+    async fn post_tool_use(&self, _agent: AgentId, _call: &ToolCall, _outcome: &ToolOutcome) {}
+
+    /// Called when the model would stop; a message returned here is sent to the
+    /// model as a user message and the run goes on (it costs a step).
+    async fn stop(&self, _agent: AgentId, _final_text: &str) -> Option<String> {
+        None
+    }
+}
+
+/// The permission policy as a PreToolUse hook.
+pub struct PolicyHook(pub Arc<Policy>);
+
+#[async_trait]
+impl Hook for PolicyHook {
+    async fn pre_tool_use(
+        &self,
+        _agent: AgentId,
+        call: &ToolCall,
+        kind: ToolKind,
+    ) -> Option<Verdict> {
+        Some(self.0.check(&call.name, kind, &call.input))
+    }
+}
+
+/// Ordered hooks of one agent.
+#[derive(Clone, Default)]
+pub struct Hooks(Vec<Arc<dyn Hook>>);
+
+impl Hooks {
+    pub fn new(hooks: Vec<Arc<dyn Hook>>) -> Self {
+        Hooks(hooks)
+    }
+
+    /// Appends `other`'s hooks after these.
+    pub fn extend(&mut self, other: Hooks) {
+        self.0.extend(other.0);
+    }
+
+    /// The most restrictive verdict of all hooks (deny > ask > allow); allow when
+    /// no hook has an opinion.
+    pub async fn pre_tool_use(&self, agent: AgentId, call: &ToolCall, kind: ToolKind) -> Verdict {
+        let mut verdict = Verdict {
+            decision: Decision::Allow,
+            reason: "no hook objected".into(),
+        };
+        for hook in &self.0 {
+            if let Some(v) = hook.pre_tool_use(agent, call, kind).await
+                && severity(v.decision) >= severity(verdict.decision)
+            {
+                verdict = v;
+            }
+        }
+        verdict
+    }
+
+    pub async fn post_tool_use(&self, agent: AgentId, call: &ToolCall, outcome: &ToolOutcome) {
+        for hook in &self.0 {
+            hook.post_tool_use(agent, call, outcome).await;
+        }
+    }
+
+    /// The first continuation message any Stop hook returns.
+    pub async fn stop(&self, agent: AgentId, final_text: &str) -> Option<String> {
+        for hook in &self.0 {
+            if let Some(message) = hook.stop(agent, final_text).await {
+                return Some(message);
+            }
+        }
+        None
+    }
+}
+
+fn severity(decision: Decision) -> u8 {
+    match decision {
+        Decision::Allow => 0,
+        Decision::Ask => 1,
+        Decision::Deny => 2,
+    }
+}
+
+/// A question put to the user when the policy says `ask`.
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    pub id: u64,
+    pub agent: AgentId,
+    pub call: ToolCall,
+    pub summary: String,
+    pub reason: String,
+}
+
+/// Answers approval requests: the TUI asks the person, headless mode answers at once.
+#[async_trait]
+pub trait Approver: Send + Sync {
+    async fn approve(&self, request: &ApprovalRequest) -> bool;
+}
+
+/// Headless answers: deny every `ask`, or allow them all with `--yes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoApprove {
+    DenyAll,
+    AllowAll,
+}
+
+#[async_trait]
+impl Approver for AutoApprove {
+    async fn approve(&self, _request: &ApprovalRequest) -> bool {
+        match self {
+            AutoApprove::DenyAll => false,
+            AutoApprove::AllowAll => true,
+        }
+    }
+}

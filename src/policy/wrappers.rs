@@ -1,0 +1,142 @@
+//! Command prefixes that run the rest of their arguments as a command
+//! (`env FOO=1 rm x`, `nice -n 5 rm x`, `xargs -0 rm`): the rules must judge the
+//! command behind them, not the wrapper.
+
+use super::command::command_name;
+use super::shell::{Word, is_assignment_name};
+
+/// What is left of a command once its wrappers are peeled off.
+pub(super) enum Unwrap {
+    /// The real command starts at this word.
+    At(usize),
+    /// The wrapper runs a string as a shell script (`env -S`, `watch`).
+    Script(String, &'static str),
+    /// No command runs (`command -v rm`, only assignments).
+    Nothing,
+}
+
+/// Skips command prefixes that run the rest of their arguments as a command:
+/// `env [-i] [VAR=x…]`, `command`, `builtin`, `exec`, `nohup`, `nice [-n N]`,
+/// `time`, `timeout N`, `xargs [opts]`, `stdbuf`, `ionice`, `setsid`, `busybox`,
+/// `npx`/`bunx`/`pnpx`, `watch`.
+pub(super) fn unwrap(words: &[Word]) -> Unwrap {
+    let mut i = 0;
+    loop {
+        let Some(first) = words.get(i) else {
+            return Unwrap::Nothing;
+        };
+        let args: Vec<&str> = words[i + 1..].iter().map(|w| w.text.as_str()).collect();
+        let skip = match command_name(&first.text).as_str() {
+            "env" => match env_skip(&args) {
+                Ok(n) => n,
+                Err(script) => return Unwrap::Script(script, "the string given to `env -S`"),
+            },
+            "command" => {
+                if args
+                    .iter()
+                    .take_while(|a| a.starts_with('-'))
+                    .any(|a| a.contains(['v', 'V']))
+                {
+                    return Unwrap::Nothing;
+                }
+                options(&args, &[])
+            }
+            "builtin" | "nohup" | "busybox" => options(&args, &[]),
+            "npx" | "bunx" | "pnpx" => {
+                if let Some(i) = args.iter().position(|a| *a == "-c" || *a == "--call") {
+                    let script = args.get(i + 1).copied().unwrap_or_default().to_string();
+                    return Unwrap::Script(script, "the command given to `npx -c`");
+                }
+                options(&args, &["-p", "--package"])
+            }
+            "exec" => options(&args, &["-a"]),
+            "setsid" => options(&args, &[]),
+            "nice" => options(&args, &["-n", "--adjustment"]),
+            "time" => options(&args, &["-f", "-o", "--format", "--output"]),
+            "stdbuf" => options(&args, &["-i", "-o", "-e"]),
+            "ionice" => options(&args, &["-c", "-n", "-p", "-P", "-u"]),
+            "timeout" => {
+                let n = options(&args, &["-s", "-k", "--signal", "--kill-after"]);
+                // The duration comes next.
+                n + 1
+            }
+            "xargs" => options(
+                &args,
+                &[
+                    "-I",
+                    "-L",
+                    "-n",
+                    "-P",
+                    "-s",
+                    "-d",
+                    "-E",
+                    "-a",
+                    "--arg-file",
+                    "--delimiter",
+                    "--max-args",
+                    "--max-procs",
+                    "--max-chars",
+                    "--max-lines",
+                    "--replace",
+                    "--eof",
+                    "--process-slot-var",
+                ],
+            ),
+            "watch" => {
+                let n = options(&args, &["-n", "--interval", "-q", "--equexit"]);
+                let rest: Vec<&str> = args.iter().skip(n).copied().collect();
+                if rest.is_empty() {
+                    return Unwrap::Nothing;
+                }
+                return Unwrap::Script(rest.join(" "), "the command given to `watch`");
+            }
+            _ => return Unwrap::At(i),
+        };
+        i += 1 + skip;
+    }
+}
+
+/// How many leading `args` are options (those in `with_value` take the next
+/// argument unless written `--opt=value` or `-oVALUE`); `--` ends them.
+fn options(args: &[&str], with_value: &[&str]) -> usize {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if *arg == "--" {
+            return i + 1;
+        }
+        if !arg.starts_with('-') || *arg == "-" {
+            return i;
+        }
+        // `nice -5 cmd`, `-n5`: the value is attached.
+        i += if with_value.contains(arg) { 2 } else { 1 };
+    }
+    args.len()
+}
+
+/// How many of `env`'s arguments come before the command; `Err` with the
+/// script when `env -S` splits a string into the command.
+pub(super) fn env_skip(args: &[&str]) -> Result<usize, String> {
+    let mut i = 0;
+    let mut options_done = false;
+    while let Some(arg) = args.get(i) {
+        match *arg {
+            "-S" | "--split-string" if !options_done => return Err(args[i + 1..].join(" ")),
+            "-u" | "--unset" | "-C" | "--chdir" if !options_done => i += 2,
+            "--" if !options_done => {
+                options_done = true;
+                i += 1;
+            }
+            a if !options_done && a.starts_with("-S") => {
+                return Err(format!("{} {}", &a[2..], args[i + 1..].join(" ")));
+            }
+            a if !options_done && a.starts_with("--split-string=") => {
+                let script = &a["--split-string=".len()..];
+                return Err(format!("{script} {}", args[i + 1..].join(" ")));
+            }
+            a if !options_done && a.starts_with('-') => i += 1,
+            a if a.find('=').is_some_and(|eq| is_assignment_name(&a[..eq])) => i += 1,
+            _ => return Ok(i),
+        }
+    }
+    Ok(i)
+}

@@ -1,0 +1,148 @@
+//! A session: one workspace, one bus, one trace, and the parent agent's history.
+//! The headless command and (later) the TUI both drive a `Session`; they differ
+//! only in how they show its events and answer its approvals.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{Agent, Approver, DEFAULT_MAX_TOKENS, Hooks, PolicyHook, Profile, RunOutcome};
+use crate::config::{self, ConfigError};
+use crate::event::{AgentId, EventBus, EventKind};
+use crate::model::{Message, Model};
+use crate::policy::{PermissionMode, Policy, Workspace, WorkspaceError};
+use crate::tools::ToolRegistry;
+use crate::trace::{TraceError, TraceHeader, TraceWriter};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+/// Where the session's trace goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TraceTarget {
+    /// `<data dir>/traces/<session>.jsonl`.
+    Default,
+    File(PathBuf),
+    Off,
+}
+
+pub struct SessionOptions {
+    pub workspace: PathBuf,
+    pub model: Arc<dyn Model>,
+    pub model_name: String,
+    pub trace: TraceTarget,
+    pub approver: Arc<dyn Approver>,
+    /// Step limit of the parent agent; `None` for none.
+    pub max_steps: Option<u32>,
+    /// Extra PreToolUse/PostToolUse/Stop hooks, after the policy.
+    pub hooks: Hooks,
+}
+
+pub struct Session {
+    id: String,
+    bus: EventBus,
+    parent: Agent,
+    messages: Vec<Message>,
+    trace_path: Option<PathBuf>,
+}
+
+impl Session {
+    pub fn start(options: SessionOptions) -> Result<Session, SessionError> {
+        let id = config::new_session_id();
+        let workspace = Arc::new(Workspace::new(&options.workspace)?);
+        let bus = EventBus::new();
+        bus.set_secrets(config::secrets_from_env());
+        let trace_path = match options.trace {
+            TraceTarget::Default => Some(config::default_trace_path(&id)?),
+            TraceTarget::File(path) => Some(path),
+            TraceTarget::Off => None,
+        };
+        if let Some(path) = &trace_path {
+            let header = TraceHeader::new(
+                &id,
+                &workspace.root().display().to_string(),
+                options.model.provider(),
+                &options.model_name,
+            );
+            let writer = TraceWriter::create(path, &header)?;
+            bus.add_recorder(Box::new(writer));
+        }
+        let profile = Profile::parent(options.max_steps);
+        let policy = Arc::new(Policy::new(workspace.clone(), profile.permission_mode));
+        let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(policy))]);
+        hooks.extend(options.hooks);
+        let parent = Agent {
+            id: AgentId::Main,
+            tools: Agent::tools_for(&profile, &ToolRegistry::base()),
+            profile,
+            model: options.model,
+            model_name: options.model_name,
+            hooks,
+            approver: options.approver,
+            bus: bus.clone(),
+            workspace,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            approval_ids: Arc::new(AtomicU64::new(0)),
+        };
+        debug_assert_eq!(parent.profile.permission_mode, PermissionMode::Normal);
+        Ok(Session {
+            id,
+            bus,
+            parent,
+            messages: Vec::new(),
+            trace_path,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn bus(&self) -> &EventBus {
+        &self.bus
+    }
+
+    pub fn trace_path(&self) -> Option<&Path> {
+        self.trace_path.as_deref()
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.parent.workspace
+    }
+
+    /// Sends one user message to the parent and runs it to the end of its turn.
+    pub async fn send(&mut self, text: &str, cancel: &CancellationToken) -> RunOutcome {
+        self.bus.publish(
+            AgentId::Main,
+            EventKind::UserMessage {
+                text: text.to_string(),
+            },
+        );
+        self.messages.push(Message::user_text(text));
+        let outcome = self.parent.run(&mut self.messages, cancel).await;
+        // The trace is made durable at every turn's end; a failure is kept and
+        // reported by `trace_error`.
+        let _ = self.bus.sync();
+        outcome
+    }
+
+    /// Records that the user interrupted the session; the last event of its trace.
+    pub fn mark_interrupted(&self) {
+        self.bus.publish(AgentId::Main, EventKind::Interrupted {});
+        let _ = self.bus.sync();
+    }
+
+    /// The first trace write failure, if any: the session must say so.
+    pub fn trace_error(&self) -> Option<String> {
+        self.bus.recorder_error()
+    }
+}

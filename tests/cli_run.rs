@@ -1,0 +1,303 @@
+//! `brood run` and `brood check-command` through the real binary.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+use common::{Sandbox, event_types, stderr, stdout};
+use serde_json::json;
+
+fn tour_script() -> serde_json::Value {
+    json!({"agents": {"main": [
+        {"text": "Looking at the sources.", "tool_calls": [
+            {"name": "glob", "input": {"pattern": "**/*.rs"}},
+            {"name": "grep", "input": {"pattern": "fn \\w+", "path": "src"}}
+        ]},
+        {"text": "Reading the entry point.", "tool_calls": [
+            {"name": "read_file", "input": {"path": "src/main.rs"}},
+            {"name": "bash", "input": {"command": "rm -rf target"}}
+        ]},
+        {"text": "There are two functions: `main` in src/main.rs:1 and `helper` in src/lib.rs:1."}
+    ]}})
+}
+
+fn tour_sandbox() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.write("src/main.rs", "fn main() {\n    helper();\n}\n");
+    sb.write("src/lib.rs", "fn helper() {}\n");
+    sb.write("target/debug/junk.rs", "fn ignored() {}\n");
+    sb.write(".gitignore", "target/\n");
+    sb
+}
+
+#[test]
+fn run_prints_text_tool_calls_and_result_heads() {
+    let sb = tour_sandbox();
+    let out = sb.run_script(tour_script(), &["--no-trace"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out));
+    // The ask (rm -rf target) was denied headlessly, so target/ is still there.
+    assert!(sb.workspace().join("target/debug/junk.rs").exists());
+}
+
+#[test]
+fn json_prints_every_event_in_order() {
+    let sb = tour_sandbox();
+    let out = sb.run_script(tour_script(), &["--no-trace", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let events: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
+    let count = |t: &str| events.iter().filter(|e| e["type"] == t).count();
+    assert_eq!(count("user_message"), 1);
+    assert_eq!(count("model_request"), 3);
+    assert_eq!(count("tool_call"), 4);
+    assert_eq!(count("permission_decision"), 4);
+    assert_eq!(count("tool_result"), 4);
+    assert_eq!(count("turn_end"), 1);
+    let denied = events
+        .iter()
+        .find(|e| e["type"] == "tool_result" && e["name"] == "bash")
+        .unwrap();
+    assert_eq!(denied["content"], "Permission denied by user");
+    assert!(events.iter().all(|e| e["agent"] == "main"));
+}
+
+#[test]
+fn default_trace_goes_to_the_data_folder_with_mode_0600() {
+    let sb = tour_sandbox();
+    let out = sb.run_script(tour_script(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let traces = sb.traces();
+    assert_eq!(traces.len(), 1, "{traces:?}");
+    let mode = std::fs::metadata(&traces[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let text = std::fs::read_to_string(&traces[0]).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["format"], "brood-trace");
+    assert_eq!(header["version"], 1);
+    assert_eq!(header["provider"], "scripted");
+    let types = event_types(&traces[0]);
+    assert_eq!(types.first().map(String::as_str), Some("user_message"));
+    assert_eq!(types.last().map(String::as_str), Some("turn_end"));
+
+    // --trace chooses the file; --no-trace writes none.
+    let chosen = sb.root.path().join("chosen/t.jsonl");
+    let out = sb.run_script(tour_script(), &["--trace", chosen.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(chosen.exists());
+    let out = sb.run_script(tour_script(), &["--no-trace"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(sb.traces().len(), 1);
+}
+
+#[test]
+fn an_api_key_never_reaches_the_trace_or_the_output() {
+    let sb = Sandbox::new();
+    let key = "sk-ant-api03-brood-test-key-0000000000";
+    let script = sb.script(json!([
+        {"text": "Checking the environment.", "tool_calls": [
+            {"name": "bash", "input": {"command": "env; echo \"key=$ANTHROPIC_API_KEY\""}},
+            {"name": "write_file", "input": {"path": "k.txt", "content": key}},
+            {"name": "read_file", "input": {"path": "k.txt"}}
+        ]},
+        {"text": format!("I will not repeat {key}.")}
+    ]));
+    let trace = sb.root.path().join("t.jsonl");
+    let out = sb
+        .command(&[
+            "run",
+            "--provider",
+            "scripted",
+            "--script",
+            script.to_str().unwrap(),
+            "--trace",
+            trace.to_str().unwrap(),
+            "--json",
+            &format!("here is my key {key}"),
+        ])
+        .env("ANTHROPIC_API_KEY", key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(
+        !text.contains("brood-test-key"),
+        "the key reached the trace"
+    );
+    assert!(text.contains("[redacted]"));
+    assert!(
+        !stdout(&out).contains("brood-test-key"),
+        "the key reached stdout"
+    );
+    // The shell never had the key to begin with.
+    assert!(
+        text.contains("key=\\n") || text.contains("key=\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn exit_codes_say_how_the_run_ended() {
+    let sb = Sandbox::new();
+    // 2: usage error.
+    assert_eq!(sb.run(&["run"]).status.code(), Some(2));
+    assert_eq!(sb.run(&["run", "--bogus", "x"]).status.code(), Some(2));
+    // 1: a failed run, with a one-line reason.
+    let out = sb.run_script(
+        json!([{"error": "the upstream model is on fire"}]),
+        &["--no-trace"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("the upstream model is on fire"), "{err}");
+    let call = json!({"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}]});
+    let out = sb.run_script(
+        json!([call, call, call]),
+        &["--no-trace", "--max-steps", "2"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("stopped after 2 steps"),
+        "{}",
+        stderr(&out)
+    );
+    // 1 as well when the provider is not configured, saying what to do.
+    let out = sb.run(&["run", "hello"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--provider"), "{}", stderr(&out));
+    let out = sb.run(&[
+        "run",
+        "--provider",
+        "scripted",
+        "--script",
+        "/no/such.json",
+        "x",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("/no/such.json"), "{}", stderr(&out));
+}
+
+#[test]
+fn yes_approves_what_would_be_asked() {
+    let sb = Sandbox::new();
+    sb.write("doomed.txt", "bye");
+    let out = sb.run_script(
+        json!([
+            {"tool_calls": [{"name": "bash", "input": {"command": "rm doomed.txt && echo gone"}}]},
+            {"text": "Removed."}
+        ]),
+        &["--no-trace", "--yes"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!sb.workspace().join("doomed.txt").exists());
+    assert!(stdout(&out).contains("→ allowed"), "{}", stdout(&out));
+}
+
+/// Waits until the trace holds an event of type `kind`.
+fn wait_for_event(trace: &std::path::Path, kind: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if trace.exists() && event_types(trace).iter().any(|t| t == kind) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("no {kind} event in {}", trace.display());
+}
+
+fn slow_run(sb: &Sandbox, trace: &std::path::Path) -> std::process::Child {
+    let script = sb.script(json!([
+        {"text": "Waiting.", "tool_calls": [{"name": "bash", "input": {"command": "echo $$ > shell.pid; sleep 30"}}]},
+        {"text": "never reached"}
+    ]));
+    sb.command(&[
+        "run",
+        "--provider",
+        "scripted",
+        "--script",
+        script.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "wait",
+    ])
+    .stdout(std::process::Stdio::null())
+    .spawn()
+    .unwrap()
+}
+
+#[test]
+fn ctrl_c_exits_130_and_the_trace_ends_interrupted() {
+    let sb = Sandbox::new();
+    let trace = sb.root.path().join("t.jsonl");
+    let mut child = slow_run(&sb, &trace);
+    wait_for_event(&trace, "tool_call");
+    std::thread::sleep(Duration::from_millis(200));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let types = event_types(&trace);
+    assert_eq!(
+        types.last().map(String::as_str),
+        Some("interrupted"),
+        "{types:?}"
+    );
+    assert!(types.contains(&"tool_result".to_string()));
+    // The shell the tool started is gone too.
+    let pid: i32 = std::fs::read_to_string(sb.workspace().join("shell.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert_ne!(
+        unsafe { libc::kill(pid, 0) },
+        0,
+        "shell {pid} survived the interrupt"
+    );
+}
+
+#[test]
+fn a_killed_process_leaves_every_event_readable() {
+    let sb = Sandbox::new();
+    let trace = sb.root.path().join("t.jsonl");
+    let mut child = slow_run(&sb, &trace);
+    wait_for_event(&trace, "permission_decision");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let parsed = brood::trace::read_trace(&trace).unwrap();
+    assert!(parsed.bad_lines.is_empty());
+    assert!(!parsed.truncated_tail);
+    let types = event_types(&trace);
+    let expected_prefix = ["user_message", "model_request"];
+    assert_eq!(&types[..2], expected_prefix);
+    assert!(types.contains(&"tool_call".to_string()));
+    assert!(types.contains(&"permission_decision".to_string()));
+}
+
+#[test]
+fn check_command_prints_one_decision_line() {
+    let sb = Sandbox::new();
+    let cases = [
+        (vec!["rm", "-rf", "build"], "ask: "),
+        (vec!["cd d && rm -r build"], "ask: "),
+        (vec!["ls", "-la"], "allow: "),
+        (vec!["sudo", "ls"], "deny: "),
+        (vec!["echo", "rm", "x"], "allow: "),
+        (vec!["echo 'unterminated"], "ask: "),
+    ];
+    for (words, expected) in cases {
+        let mut args = vec!["check-command", "--"];
+        args.extend(words.iter().copied());
+        let out = sb.run(&args);
+        assert_eq!(out.status.code(), Some(0));
+        let text = stdout(&out);
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.starts_with(expected), "{words:?} → {text}");
+    }
+}

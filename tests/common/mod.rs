@@ -1,0 +1,105 @@
+//! Running the real `brood` binary in a throwaway workspace with its own data
+//! folder, so tests never touch the user's traces or logs.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub struct Sandbox {
+    pub root: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("ws")).unwrap();
+        std::fs::create_dir_all(root.path().join("data")).unwrap();
+        Sandbox { root }
+    }
+
+    pub fn workspace(&self) -> PathBuf {
+        self.root.path().join("ws")
+    }
+
+    pub fn data(&self) -> PathBuf {
+        self.root.path().join("data")
+    }
+
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        let path = self.workspace().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, content).unwrap();
+        path
+    }
+
+    /// Writes a scripted-model script outside the workspace and returns its path.
+    pub fn script(&self, script: serde_json::Value) -> PathBuf {
+        let path = self.root.path().join("script.json");
+        std::fs::write(&path, script.to_string()).unwrap();
+        path
+    }
+
+    /// `brood ARGS` in the workspace, with a clean environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_brood"));
+        cmd.args(args)
+            .current_dir(self.workspace())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root.path())
+            .env("XDG_DATA_HOME", self.data())
+            .env("XDG_CONFIG_HOME", self.root.path().join("config"))
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// Runs the scripted provider on `script` with `extra` flags and a prompt.
+    pub fn run_script(&self, script: serde_json::Value, extra: &[&str]) -> Output {
+        let script = self.script(script);
+        let mut args = vec!["run", "--provider", "scripted", "--script"];
+        let script = script.to_str().unwrap().to_string();
+        args.push(&script);
+        args.extend_from_slice(extra);
+        args.push("do the thing");
+        self.run(&args)
+    }
+
+    /// Every trace file in the data folder.
+    pub fn traces(&self) -> Vec<PathBuf> {
+        let dir = self.data().join("brood/traces");
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+        paths.sort();
+        paths
+    }
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The `type` of every event line of a trace (the header excluded).
+pub fn event_types(trace: &Path) -> Vec<String> {
+    std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
