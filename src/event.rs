@@ -3,6 +3,7 @@
 //! are all subscribers; a trace file is this stream serialized, and replay is
 //! re-publishing it. There is deliberately no second log format.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
@@ -221,6 +222,28 @@ pub enum EventKind {
     Error { message: String },
     /// The user interrupted the run.
     Interrupted {},
+    /// A child agent started (published under the child's id).
+    SubagentStart {
+        /// The agent whose `task` call started it.
+        parent: AgentId,
+        parent_call_id: String,
+        profile: String,
+        /// `light` or `main`: the model that actually runs.
+        model: String,
+        model_name: String,
+        description: String,
+        prompt: String,
+    },
+    /// A child agent ended (published under the child's id).
+    SubagentEnd {
+        reason: TerminalReason,
+        /// The text the parent receives: the answer, or why there is none.
+        summary: String,
+        steps: u32,
+        tool_usage: BTreeMap<String, u32>,
+        usage: Usage,
+        elapsed_ms: u64,
+    },
 }
 
 impl EventKind {
@@ -247,6 +270,15 @@ impl EventKind {
                 clean(reason);
             }
             EventKind::PermissionDecision { reason, .. } => clean(reason),
+            EventKind::SubagentStart {
+                description,
+                prompt,
+                ..
+            } => {
+                clean(description);
+                clean(prompt);
+            }
+            EventKind::SubagentEnd { summary, .. } => clean(summary),
             EventKind::ToolResult { content, .. } => clean(content),
             EventKind::ModelRequest { .. }
             | EventKind::TurnEnd { .. }

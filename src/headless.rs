@@ -3,12 +3,15 @@
 //! `--json` prints the raw events instead. The text format is a pure function of
 //! the event stream so a replay can print the same thing.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::{TASK_TOOL, summarize_task};
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason};
+use crate::model::estimate_tokens;
 use crate::session::Session;
 use crate::tools::ToolRegistry;
 
@@ -25,11 +28,18 @@ const RESULT_HEAD_LINES: usize = 4;
 /// Characters kept of each of those lines.
 const RESULT_LINE_CHARS: usize = 160;
 
+/// Characters of a child's tool output shown on its `[sub-N]` line.
+const CHILD_OUTPUT_CHARS: usize = 100;
+
 /// Turns events into the text `brood run` prints.
 pub struct TextPrinter {
     tools: ToolRegistry,
     /// Whether the last thing printed ended a line.
     at_line_start: bool,
+    /// Tokens used per agent, from their `turn_end` events.
+    tokens: BTreeMap<AgentId, u64>,
+    /// Tokens of the task results that did enter the parent's context.
+    returned_tokens: u64,
 }
 
 impl Default for TextPrinter {
@@ -43,24 +53,33 @@ impl TextPrinter {
         TextPrinter {
             tools: ToolRegistry::base(),
             at_line_start: true,
+            tokens: BTreeMap::new(),
+            returned_tokens: 0,
         }
     }
 
     /// The text one event adds to the output (often nothing).
     pub fn format(&mut self, event: &Event) -> String {
         let mut out = String::new();
-        if event.agent != AgentId::Main {
-            // Children's lanes are printed by the subagent launcher's own format.
-            return out;
+        match event.agent {
+            AgentId::Main => self.format_parent(event, &mut out),
+            AgentId::Sub(_) => self.format_child(event, &mut out),
         }
+        if let Some(last) = out.chars().last() {
+            self.at_line_start = last == '\n';
+        }
+        out
+    }
+
+    fn format_parent(&mut self, event: &Event, out: &mut String) {
         match &event.kind {
             EventKind::TextDelta { text } => out.push_str(text),
-            EventKind::AssistantMessage { .. } => {}
             EventKind::ToolCall { name, input, .. } => {
-                self.line(
-                    &mut out,
-                    &format!("> {name}: {}", self.tools.summarize(name, input)),
-                );
+                let summary = match name.as_str() {
+                    TASK_TOOL => summarize_task(input),
+                    _ => self.tools.summarize(name, input),
+                };
+                self.line(out, &format!("> {name}: {summary}"));
             }
             EventKind::PermissionDecision {
                 decision,
@@ -72,48 +91,126 @@ impl TextPrinter {
                     Decision::Allow => "allowed",
                     Decision::Ask | Decision::Deny => "denied",
                 };
-                self.line(&mut out, &format!("  ask: {reason} → {answer}"));
+                self.line(out, &format!("  ask: {reason} → {answer}"));
             }
             EventKind::ToolResult {
-                content, is_error, ..
+                name,
+                content,
+                is_error,
+                ..
             } => {
-                let mut lines = content.lines();
-                for (i, text) in lines.by_ref().take(RESULT_HEAD_LINES).enumerate() {
-                    let text = truncate_chars(text, RESULT_LINE_CHARS);
-                    let prefix = if i == 0 && *is_error {
-                        "  error: "
-                    } else {
-                        "  "
-                    };
-                    self.line(&mut out, &format!("{prefix}{text}"));
-                }
-                let rest = lines.count();
-                if rest > 0 {
-                    self.line(&mut out, &format!("  … +{rest} lines"));
+                if name == TASK_TOOL {
+                    self.returned_tokens += estimate_tokens(content);
+                    let summary = task_summary(content);
+                    self.result_head(out, &summary, *is_error);
+                } else {
+                    self.result_head(out, content, *is_error);
                 }
             }
             EventKind::HookContinue { text } => {
-                self.line(
-                    &mut out,
-                    &format!("> stop hook: {}", truncate_chars(text, 200)),
-                );
+                self.line(out, &format!("> stop hook: {}", truncate_chars(text, 200)));
             }
-            EventKind::Interrupted {} => self.line(&mut out, "interrupted"),
-            EventKind::TurnEnd { .. } => {
-                if !self.at_line_start {
+            EventKind::Interrupted {} => self.line(out, "interrupted"),
+            EventKind::TurnEnd { usage, .. } => {
+                *self.tokens.entry(event.agent).or_default() += usage.total();
+                if !self.at_line_start && !out.ends_with('\n') {
                     out.push('\n');
                 }
+                let totals = self.token_line();
+                self.line(out, &totals);
             }
             EventKind::UserMessage { .. }
             | EventKind::ModelRequest { .. }
+            | EventKind::AssistantMessage { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::PermissionDecision { .. }
-            | EventKind::Error { .. } => {}
+            | EventKind::Error { .. }
+            | EventKind::SubagentStart { .. }
+            | EventKind::SubagentEnd { .. } => {}
         }
-        if let Some(last) = out.chars().last() {
-            self.at_line_start = last == '\n';
+    }
+
+    /// Children are shown as one line per tool call between a start and an end
+    /// line; their streamed text stays in their own lane.
+    fn format_child(&mut self, event: &Event, out: &mut String) {
+        let id = event.agent;
+        match &event.kind {
+            EventKind::SubagentStart {
+                profile,
+                description,
+                ..
+            } => self.line(
+                out,
+                &format!("[Subagent started] {id} {profile}: {description}"),
+            ),
+            EventKind::ToolResult { name, content, .. } => {
+                let flat = content.split_whitespace().collect::<Vec<_>>().join(" ");
+                let head = truncate_chars(&flat, CHILD_OUTPUT_CHARS);
+                self.line(out, &format!("  [{id}] {name}: {head}"));
+            }
+            EventKind::TurnEnd { usage, .. } => {
+                *self.tokens.entry(id).or_default() += usage.total();
+            }
+            EventKind::SubagentEnd {
+                reason,
+                steps,
+                usage,
+                ..
+            } => {
+                let tokens = usage.total();
+                self.line(
+                    out,
+                    &format!("[Subagent done] {id} {reason} · {steps} steps · {tokens} tokens"),
+                );
+            }
+            EventKind::UserMessage { .. }
+            | EventKind::ModelRequest { .. }
+            | EventKind::TextDelta { .. }
+            | EventKind::AssistantMessage { .. }
+            | EventKind::ToolCall { .. }
+            | EventKind::ApprovalRequested { .. }
+            | EventKind::PermissionDecision { .. }
+            | EventKind::HookContinue { .. }
+            | EventKind::Error { .. }
+            | EventKind::Interrupted {} => {}
         }
-        out
+    }
+
+    fn result_head(&self, out: &mut String, content: &str, is_error: bool) {
+        let mut lines = content.lines();
+        for (i, text) in lines.by_ref().take(RESULT_HEAD_LINES).enumerate() {
+            let text = truncate_chars(text, RESULT_LINE_CHARS);
+            let prefix = if i == 0 && is_error {
+                "  error: "
+            } else {
+                "  "
+            };
+            self.line(out, &format!("{prefix}{text}"));
+        }
+        let rest = lines.count();
+        if rest > 0 {
+            self.line(out, &format!("  … +{rest} lines"));
+        }
+    }
+
+    /// `tokens: main 5123 · sub-1 4213 · kept out of main's context: 3900`.
+    fn token_line(&self) -> String {
+        let mut parts: Vec<String> = self
+            .tokens
+            .iter()
+            .map(|(agent, tokens)| format!("{agent} {tokens}"))
+            .collect();
+        let children: u64 = self
+            .tokens
+            .iter()
+            .filter(|(agent, _)| **agent != AgentId::Main)
+            .map(|(_, tokens)| tokens)
+            .sum();
+        if children > 0 {
+            let kept = children.saturating_sub(self.returned_tokens);
+            parts.push(format!("kept out of main's context: {kept}"));
+        }
+        format!("tokens: {}", parts.join(" · "))
     }
 
     /// Appends `text` as a line of its own.
@@ -129,6 +226,15 @@ impl TextPrinter {
         out.push_str(text);
         out.push('\n');
     }
+}
+
+/// The text of a `task` result: the envelope's `text`, or the raw content when it
+/// is not an envelope.
+fn task_summary(content: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(content)
+        .ok()
+        .and_then(|v| v.get("text").and_then(|t| t.as_str()).map(String::from))
+        .unwrap_or_else(|| content.to_string())
 }
 
 fn truncate_chars(text: &str, max: usize) -> String {

@@ -8,7 +8,10 @@ use std::sync::atomic::AtomicU64;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{Agent, Approver, DEFAULT_MAX_TOKENS, Hooks, PolicyHook, Profile, RunOutcome};
+use crate::agent::{
+    Agent, Approver, DEFAULT_MAX_TOKENS, Hooks, Launcher, LauncherParts, Models, PolicyHook,
+    Profile, RunOutcome, TaskTool,
+};
 use crate::config::{self, ConfigError};
 use crate::event::{AgentId, EventBus, EventKind};
 use crate::model::{Message, Model};
@@ -39,6 +42,14 @@ pub struct SessionOptions {
     pub workspace: PathBuf,
     pub model: Arc<dyn Model>,
     pub model_name: String,
+    /// The light model's name for `explore` children; `None` runs them on the main one.
+    pub light_model: Option<String>,
+    /// Subagent profiles `task` may start (see `config::load_profiles`).
+    pub profiles: Vec<Profile>,
+    /// Children that may run at once.
+    pub max_parallel: usize,
+    /// A word for the trace header about how the session is driven.
+    pub note: Option<String>,
     pub trace: TraceTarget,
     pub approver: Arc<dyn Approver>,
     /// Step limit of the parent agent; `None` for none.
@@ -67,22 +78,43 @@ impl Session {
             TraceTarget::Off => None,
         };
         if let Some(path) = &trace_path {
-            let header = TraceHeader::new(
+            let mut header = TraceHeader::new(
                 &id,
                 &workspace.root().display().to_string(),
                 options.model.provider(),
                 &options.model_name,
             );
+            header.light_model = options.light_model.clone();
+            header.note = options.note.clone();
             let writer = TraceWriter::create(path, &header)?;
             bus.add_recorder(Box::new(writer));
         }
+        let approval_ids = Arc::new(AtomicU64::new(0));
+        let launcher = Arc::new(Launcher::new(LauncherParts {
+            profiles: options.profiles,
+            models: Models {
+                model: options.model.clone(),
+                main_name: options.model_name.clone(),
+                light_name: options.light_model,
+            },
+            tools: ToolRegistry::base(),
+            workspace: workspace.clone(),
+            bus: bus.clone(),
+            approver: options.approver.clone(),
+            hooks: options.hooks.clone(),
+            approval_ids: approval_ids.clone(),
+            max_tokens: DEFAULT_MAX_TOKENS,
+            max_parallel: options.max_parallel,
+        }));
+        let mut tools = ToolRegistry::base();
+        tools.register(Arc::new(TaskTool::new(launcher)));
         let profile = Profile::parent(options.max_steps);
         let policy = Arc::new(Policy::new(workspace.clone(), profile.permission_mode));
         let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(policy))]);
         hooks.extend(options.hooks);
         let parent = Agent {
             id: AgentId::Main,
-            tools: Agent::tools_for(&profile, &ToolRegistry::base()),
+            tools: Agent::tools_for(&profile, &tools),
             profile,
             model: options.model,
             model_name: options.model_name,
@@ -91,7 +123,7 @@ impl Session {
             bus: bus.clone(),
             workspace,
             max_tokens: DEFAULT_MAX_TOKENS,
-            approval_ids: Arc::new(AtomicU64::new(0)),
+            approval_ids,
         };
         debug_assert_eq!(parent.profile.permission_mode, PermissionMode::Normal);
         Ok(Session {

@@ -13,12 +13,13 @@ fn tour_script() -> serde_json::Value {
         {"text": "Looking at the sources.", "tool_calls": [
             {"name": "glob", "input": {"pattern": "**/*.rs"}},
             {"name": "grep", "input": {"pattern": "fn \\w+", "path": "src"}}
-        ]},
+        ], "usage": {"input_tokens": 1200, "output_tokens": 60}},
         {"text": "Reading the entry point.", "tool_calls": [
             {"name": "read_file", "input": {"path": "src/main.rs"}},
             {"name": "bash", "input": {"command": "rm -rf target"}}
-        ]},
-        {"text": "There are two functions: `main` in src/main.rs:1 and `helper` in src/lib.rs:1."}
+        ], "usage": {"input_tokens": 1500, "output_tokens": 70}},
+        {"text": "There are two functions: `main` in src/main.rs:1 and `helper` in src/lib.rs:1.",
+         "usage": {"input_tokens": 1800, "output_tokens": 30}}
     ]}})
 }
 

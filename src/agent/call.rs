@@ -89,6 +89,8 @@ impl Agent {
         }
         let ctx = ToolContext {
             workspace: self.workspace.clone(),
+            agent: self.id,
+            call_id: call.id.clone(),
             cancel: cancel.child_token(),
         };
         match tool.run(call.input.clone(), &ctx).await {

@@ -7,19 +7,30 @@
 //! hook continues) or a limit ends it. Every step is an event on the bus.
 
 mod call;
+mod contract;
 mod hooks;
+mod launcher;
 mod profile;
+mod task;
 
+pub use contract::{ContractError, ExploreResult, ExploreStatus, parse_explore_result};
 pub use hooks::{ApprovalRequest, Approver, AutoApprove, Hook, Hooks, PolicyHook, ToolOutcome};
-pub use profile::Profile;
+pub use launcher::{
+    DEFAULT_MAX_PARALLEL, LaunchError, Launcher, LauncherParts, Models, TaskReport, TaskRequest,
+};
+pub use profile::{ModelRole, Profile, ProfileError, ResultContract, TASK_TOOL};
+pub use task::{TaskTool, summarize_task};
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
 use crate::event::{AgentId, EventBus, EventKind, TerminalReason, Usage};
-use crate::model::{ContentBlock, Message, Model, ModelError, ModelRequest, Role, StreamSink};
+use crate::model::{
+    ContentBlock, Message, Model, ModelError, ModelRequest, Role, StreamSink, ToolCall,
+};
 use crate::policy::Workspace;
 use crate::tools::ToolRegistry;
 
@@ -55,6 +66,33 @@ pub struct RunOutcome {
     pub usage: Usage,
     /// What went wrong, when the reason is not `completed`.
     pub error: Option<String>,
+    /// The validated answer of an agent under the explore contract.
+    pub result: Option<ExploreResult>,
+    /// How many times each tool was called.
+    pub tool_counts: BTreeMap<String, u32>,
+}
+
+/// Why a run stops before its next model call, if it must.
+enum Stop {
+    Now(TerminalReason, Option<String>),
+}
+
+/// What a run has done so far.
+#[derive(Default)]
+struct RunState {
+    steps: u32,
+    usage: Usage,
+    final_text: String,
+    /// Whether the one correction of the result contract was spent.
+    corrected: bool,
+    result: Option<ExploreResult>,
+    tool_counts: BTreeMap<String, u32>,
+}
+
+enum ContractCheck {
+    Accepted,
+    Retry,
+    Violated(String),
 }
 
 /// Publishes streamed text as `text_delta` events.
@@ -81,30 +119,15 @@ impl Agent {
     /// Runs until the model stops calling tools or a limit ends the run. New
     /// messages are appended to `messages`, which must end with a user message.
     pub async fn run(&self, messages: &mut Vec<Message>, cancel: &CancellationToken) -> RunOutcome {
-        let mut steps = 0u32;
-        let mut usage = Usage::default();
-        let mut final_text = String::new();
+        let mut state = RunState::default();
         let (reason, error) = loop {
-            if cancel.is_cancelled() {
-                break (TerminalReason::Interrupted, None);
+            let request = self.request(messages);
+            if let Err(Stop::Now(reason, error)) = self.check_limits(&state, &request, cancel) {
+                break (reason, error);
             }
-            if let Some(limit) = self.profile.max_steps
-                && steps >= limit
-            {
-                let message = format!("stopped after {limit} steps without a final answer");
-                break (TerminalReason::MaxSteps, Some(message));
-            }
-            steps += 1;
-            let request = ModelRequest {
-                agent: self.id,
-                model: self.model_name.clone(),
-                system: self.profile.system_prompt.clone(),
-                messages: messages.clone(),
-                tools: self.tools.specs(),
-                max_tokens: self.max_tokens,
-            };
+            state.steps += 1;
             self.publish(EventKind::ModelRequest {
-                step: steps,
+                step: state.steps,
                 model: self.model_name.clone(),
                 messages: request.messages.len(),
                 tools: request.tools.len(),
@@ -129,11 +152,11 @@ impl Agent {
                     break (TerminalReason::ModelError, Some(message));
                 }
             };
-            usage.add(&response.usage);
+            state.usage.add(&response.usage);
             let calls = response.message.tool_calls();
-            final_text = response.message.text();
+            state.final_text = response.message.text();
             self.publish(EventKind::AssistantMessage {
-                text: final_text.clone(),
+                text: state.final_text.clone(),
                 tool_calls: calls.len(),
                 usage: response.usage,
                 stop_reason: response.stop_reason.as_str().to_string(),
@@ -141,42 +164,150 @@ impl Agent {
             messages.push(response.message);
 
             if calls.is_empty() {
-                match self.hooks.stop(self.id, &final_text).await {
-                    Some(text) => {
-                        self.publish(EventKind::HookContinue { text: text.clone() });
-                        messages.push(Message::user_text(text));
-                        continue;
+                if let Some(text) = self.hooks.stop(self.id, &state.final_text).await {
+                    self.publish(EventKind::HookContinue { text: text.clone() });
+                    messages.push(Message::user_text(text));
+                    continue;
+                }
+                match self.check_contract(&mut state, messages) {
+                    ContractCheck::Accepted => break (TerminalReason::Completed, None),
+                    ContractCheck::Retry => continue,
+                    ContractCheck::Violated(error) => {
+                        break (TerminalReason::ContractViolation, Some(error));
                     }
-                    None => break (TerminalReason::Completed, None),
                 }
             }
 
-            let mut results = Vec::with_capacity(calls.len());
             for call in &calls {
-                let outcome = self.execute(call, cancel).await;
-                results.push(ContentBlock::ToolResult {
-                    tool_use_id: call.id.clone(),
-                    content: outcome.content,
-                    is_error: outcome.is_error,
-                });
+                *state.tool_counts.entry(call.name.clone()).or_default() += 1;
             }
+            let results = self.execute_all(&calls, cancel).await;
             messages.push(Message {
                 role: Role::User,
-                content: results,
+                content: calls
+                    .iter()
+                    .zip(results)
+                    .map(|(call, outcome)| ContentBlock::ToolResult {
+                        tool_use_id: call.id.clone(),
+                        content: outcome.content,
+                        is_error: outcome.is_error,
+                    })
+                    .collect(),
             });
         };
         self.publish(EventKind::TurnEnd {
             reason,
-            steps,
-            usage,
+            steps: state.steps,
+            usage: state.usage,
         });
         RunOutcome {
             reason,
-            final_text,
-            steps,
-            usage,
+            final_text: state.final_text,
+            steps: state.steps,
+            usage: state.usage,
             error,
+            result: state.result,
+            tool_counts: state.tool_counts,
         }
+    }
+
+    fn request(&self, messages: &[Message]) -> ModelRequest {
+        ModelRequest {
+            agent: self.id,
+            model: self.model_name.clone(),
+            system: self.profile.system_prompt.clone(),
+            messages: messages.to_vec(),
+            tools: self.tools.specs(),
+            max_tokens: self.max_tokens,
+        }
+    }
+
+    /// The limits checked before every model call: interrupt, steps, the token
+    /// budget already spent, and the size of the request about to be sent.
+    fn check_limits(
+        &self,
+        state: &RunState,
+        request: &ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<(), Stop> {
+        if cancel.is_cancelled() {
+            return Err(Stop::Now(TerminalReason::Interrupted, None));
+        }
+        if let Some(limit) = self.profile.max_steps
+            && state.steps >= limit
+        {
+            let message = format!("stopped after {limit} steps without a final answer");
+            return Err(Stop::Now(TerminalReason::MaxSteps, Some(message)));
+        }
+        if let Some(budget) = self.profile.token_budget
+            && state.usage.total() >= budget
+        {
+            let message = format!(
+                "token budget used up: {} of {budget} tokens",
+                state.usage.total()
+            );
+            return Err(Stop::Now(TerminalReason::TokenBudget, Some(message)));
+        }
+        if let Some(budget) = self.profile.context_budget {
+            let size = request.estimate_input_tokens();
+            if size > budget {
+                let message = format!(
+                    "the next request would hold about {size} tokens, over the context budget of {budget}; it was not sent"
+                );
+                return Err(Stop::Now(TerminalReason::ContextBudget, Some(message)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a final answer against the profile's result contract.
+    fn check_contract(&self, state: &mut RunState, messages: &mut Vec<Message>) -> ContractCheck {
+        match self.profile.contract {
+            ResultContract::Text => ContractCheck::Accepted,
+            ResultContract::Explore => match parse_explore_result(&state.final_text) {
+                Ok(result) => {
+                    state.result = Some(result);
+                    ContractCheck::Accepted
+                }
+                Err(e) if !state.corrected => {
+                    state.corrected = true;
+                    let text = contract::correction_message(&e);
+                    self.publish(EventKind::UserMessage { text: text.clone() });
+                    messages.push(Message::user_text(text));
+                    ContractCheck::Retry
+                }
+                Err(e) => ContractCheck::Violated(format!(
+                    "the answer broke the result contract twice: {e}"
+                )),
+            },
+        }
+    }
+
+    /// Runs the calls of one assistant turn, results in call order. Consecutive
+    /// `task` calls run concurrently (each child in its own lane); other tools run
+    /// one after another, so writes and commands keep the order the model chose.
+    async fn execute_all(
+        &self,
+        calls: &[ToolCall],
+        cancel: &CancellationToken,
+    ) -> Vec<ToolOutcome> {
+        let mut results = Vec::with_capacity(calls.len());
+        let mut i = 0;
+        while i < calls.len() {
+            let batch = calls[i..]
+                .iter()
+                .take_while(|c| c.name == TASK_TOOL)
+                .count();
+            if batch > 1 {
+                let runs = calls[i..i + batch].iter().map(|c| self.execute(c, cancel));
+                results.extend(futures::future::join_all(runs).await);
+                i += batch;
+            } else {
+                results.push(self.execute(&calls[i], cancel).await);
+                i += 1;
+            }
+        }
+        results
     }
 
     fn publish(&self, kind: EventKind) {

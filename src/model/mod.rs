@@ -1,6 +1,7 @@
 //! The `Model` trait: a request (system prompt, messages, tools) in, a stream of
 //! text deltas and one final message with usage out. Providers live in submodules.
 
+pub mod offline;
 pub mod scripted;
 
 use async_trait::async_trait;
@@ -104,6 +105,32 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
     pub max_tokens: u32,
+}
+
+impl ModelRequest {
+    /// Estimated input tokens of the whole request: system prompt, messages and
+    /// tool schemas. Used where the provider has not told us (yet), such as the
+    /// context budget check before a request is sent.
+    pub fn estimate_input_tokens(&self) -> u64 {
+        let messages: u64 = self
+            .messages
+            .iter()
+            .flat_map(|m| m.content.iter())
+            .map(|b| match b {
+                ContentBlock::Text { text } => estimate_tokens(text),
+                ContentBlock::ToolUse { name, input, .. } => {
+                    estimate_tokens(name) + estimate_tokens(&input.to_string())
+                }
+                ContentBlock::ToolResult { content, .. } => estimate_tokens(content),
+            })
+            .sum();
+        let tools: u64 = self
+            .tools
+            .iter()
+            .map(|t| estimate_tokens(&t.description) + estimate_tokens(&t.input_schema.to_string()))
+            .sum();
+        estimate_tokens(&self.system) + messages + tools
+    }
 }
 
 /// Why the model stopped generating.

@@ -224,7 +224,7 @@ impl Model for ScriptedModel {
                 ..Usage::default()
             },
             None => Usage {
-                input_tokens: estimate_request_tokens(request),
+                input_tokens: request.estimate_input_tokens(),
                 output_tokens: estimate_tokens(&reply.text)
                     + reply
                         .tool_calls
@@ -252,28 +252,6 @@ impl Model for ScriptedModel {
             stop_reason,
         })
     }
-}
-
-/// Estimated input tokens of a whole request: system prompt, messages and tools.
-pub fn estimate_request_tokens(request: &ModelRequest) -> u64 {
-    let messages: u64 = request
-        .messages
-        .iter()
-        .flat_map(|m| m.content.iter())
-        .map(|b| match b {
-            ContentBlock::Text { text } => estimate_tokens(text),
-            ContentBlock::ToolUse { name, input, .. } => {
-                estimate_tokens(name) + estimate_tokens(&input.to_string())
-            }
-            ContentBlock::ToolResult { content, .. } => estimate_tokens(content),
-        })
-        .sum();
-    let tools: u64 = request
-        .tools
-        .iter()
-        .map(|t| estimate_tokens(&t.description) + estimate_tokens(&t.input_schema.to_string()))
-        .sum();
-    estimate_tokens(&request.system) + messages + tools
 }
 
 #[cfg(test)]

@@ -51,6 +51,10 @@ pub enum ToolKind {
 #[derive(Clone)]
 pub struct ToolContext {
     pub workspace: Arc<Workspace>,
+    /// The agent making the call.
+    pub agent: crate::event::AgentId,
+    /// The model's id for this call (the `task` tool links its child to it).
+    pub call_id: String,
     /// Cancelled when the user interrupts; long-running tools must stop (and kill
     /// their processes) promptly.
     pub cancel: CancellationToken,

@@ -25,6 +25,8 @@ impl Fixture {
         let workspace = Arc::new(Workspace::new(dir.path()).unwrap());
         let ctx = ToolContext {
             workspace,
+            agent: crate::event::AgentId::Main,
+            call_id: "test-call".into(),
             cancel: CancellationToken::new(),
         };
         Fixture { dir, ctx }

@@ -384,3 +384,5 @@ async fn an_interrupt_stops_a_running_tool_and_ends_the_run() {
         "{got:?}"
     );
 }
+
+mod subagents;
