@@ -220,6 +220,14 @@ pub enum EventKind {
     },
     /// Something failed; the run may or may not go on (see the following events).
     Error { message: String },
+    /// A model request failed in a retryable way and will be sent again after
+    /// `wait_ms` ("retrying in 2 s (1/4)").
+    Retry {
+        attempt: u32,
+        max_attempts: u32,
+        wait_ms: u64,
+        reason: String,
+    },
     /// The user interrupted the run.
     Interrupted {},
     /// A child agent started (published under the child's id).
@@ -233,6 +241,13 @@ pub enum EventKind {
         model_name: String,
         description: String,
         prompt: String,
+        /// The profile's limits, so a viewer can draw gauges without the profile.
+        #[serde(default)]
+        max_steps: Option<u32>,
+        #[serde(default)]
+        token_budget: Option<u64>,
+        #[serde(default)]
+        context_budget: Option<u64>,
     },
     /// A child agent ended (published under the child's id).
     SubagentEnd {
@@ -261,7 +276,8 @@ impl EventKind {
             | EventKind::TextDelta { text }
             | EventKind::HookContinue { text }
             | EventKind::AssistantMessage { text, .. }
-            | EventKind::Error { message: text } => clean(text),
+            | EventKind::Error { message: text }
+            | EventKind::Retry { reason: text, .. } => clean(text),
             EventKind::ToolCall { input, .. } => redact_value(input, &clean),
             EventKind::ApprovalRequested {
                 summary, reason, ..
@@ -455,13 +471,22 @@ impl EventBus {
     }
 }
 
+/// How the user answered an approval dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalAnswer {
+    AllowOnce,
+    /// Allow, and allow bash commands with this prefix for the rest of the session.
+    AllowPrefix(String),
+    Deny,
+}
+
 /// What the user asks the session to do (the other direction from events).
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     /// Send a user message to the parent agent.
     UserMessage(String),
     /// Answer an approval request.
-    Approval { id: u64, allow: bool },
+    Approval { id: u64, answer: ApprovalAnswer },
     /// Interrupt the running turn and all its children.
     Interrupt,
     /// End the session.

@@ -111,6 +111,12 @@ impl TextPrinter {
                 self.line(out, &format!("> stop hook: {}", truncate_chars(text, 200)));
             }
             EventKind::Interrupted {} => self.line(out, "interrupted"),
+            EventKind::Retry {
+                attempt,
+                max_attempts,
+                wait_ms,
+                reason,
+            } => self.line(out, &retry_line(*attempt, *max_attempts, *wait_ms, reason)),
             EventKind::TurnEnd { usage, .. } => {
                 *self.tokens.entry(event.agent).or_default() += usage.total();
                 if !self.at_line_start && !out.ends_with('\n') {
@@ -150,6 +156,15 @@ impl TextPrinter {
             }
             EventKind::TurnEnd { usage, .. } => {
                 *self.tokens.entry(id).or_default() += usage.total();
+            }
+            EventKind::Retry {
+                attempt,
+                max_attempts,
+                wait_ms,
+                reason,
+            } => {
+                let text = retry_line(*attempt, *max_attempts, *wait_ms, reason);
+                self.line(out, &format!("  [{id}] {text}"));
             }
             EventKind::SubagentEnd {
                 reason,
@@ -226,6 +241,16 @@ impl TextPrinter {
         out.push_str(text);
         out.push('\n');
     }
+}
+
+/// `retrying in 2 s (1/4): the API answered HTTP 529: Overloaded`.
+pub fn retry_line(attempt: u32, max_attempts: u32, wait_ms: u64, reason: &str) -> String {
+    let wait = if wait_ms >= 1000 {
+        format!("{:.0} s", wait_ms as f64 / 1000.0)
+    } else {
+        format!("{wait_ms} ms")
+    };
+    format!("retrying in {wait} ({attempt}/{max_attempts}): {reason}")
 }
 
 /// The text of a `task` result: the envelope's `text`, or the raw content when it

@@ -10,3 +10,4 @@ pub mod policy;
 pub mod session;
 pub mod tools;
 pub mod trace;
+pub mod tui;

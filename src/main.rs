@@ -8,26 +8,39 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use tokio_util::sync::CancellationToken;
 
-use brood::agent::{AutoApprove, DEFAULT_MAX_PARALLEL, Hooks};
-use brood::config::{config_files, load_profiles};
+use std::io::IsTerminal;
+
+use brood::agent::{Approver, AutoApprove, DEFAULT_MAX_PARALLEL, Hooks};
+use brood::config::settings::{self, ModelFlags, ProviderKind, Settings};
+use brood::config::{config_files, load_config};
 use brood::headless::{self, OutputFormat, RunExit};
 use brood::model::Model;
+use brood::model::anthropic::AnthropicModel;
 use brood::model::offline::OfflineModel;
+use brood::model::openai::OpenAiModel;
 use brood::model::scripted::ScriptedModel;
 use brood::policy::classify_command;
 use brood::session::{Session, SessionOptions, TraceTarget};
 use brood::tools::ToolRegistry;
+use brood::tui::driver::ChannelApprover;
+use brood::tui::state::SessionInfo;
 
 #[derive(Parser)]
 #[command(
     name = "brood",
     version,
     about = "A terminal workbench for LLM coding agents that delegate to subagents",
-    arg_required_else_help = true
+    long_about = "A terminal workbench for LLM coding agents that delegate to subagents.\n\n\
+        With no command, brood opens the full-screen workbench on the configured model.",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Verb,
+    command: Option<Verb>,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    session: SessionArgs,
 }
 
 #[derive(Subcommand)]
@@ -47,22 +60,41 @@ enum Verb {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Provider {
+    /// Anthropic's Messages API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL).
+    Anthropic,
+    /// OpenAI's Chat Completions API, and servers that speak it: Ollama, vLLM,
+    /// llama.cpp (OPENAI_API_KEY, OPENAI_BASE_URL).
+    Openai,
     /// Replies read from a JSON script (`--script FILE`); for tests and demos.
     Scripted,
     /// A deterministic no-LLM driver that explores the workspace for real.
     Offline,
 }
 
+impl Provider {
+    fn kind(self) -> ProviderKind {
+        match self {
+            Provider::Anthropic => ProviderKind::Anthropic,
+            Provider::Openai => ProviderKind::OpenAi,
+            Provider::Scripted => ProviderKind::Scripted,
+            Provider::Offline => ProviderKind::Offline,
+        }
+    }
+}
+
+/// Model flags. Unset ones fall back to the environment (BROOD_PROVIDER,
+/// BROOD_MODEL, BROOD_LIGHT_MODEL, the providers' variables), then brood.toml.
 #[derive(Args)]
 struct ModelArgs {
-    /// Which model provider to use.
-    #[arg(long, env = "BROOD_PROVIDER", value_enum)]
+    /// Which model provider to use (default: BROOD_PROVIDER, brood.toml, or the
+    /// provider whose API key is set).
+    #[arg(long, value_enum)]
     provider: Option<Provider>,
     /// The model name sent to the provider.
-    #[arg(long, env = "BROOD_MODEL")]
+    #[arg(long)]
     model: Option<String>,
     /// The light model for explore subagents (default: the main model).
-    #[arg(long, env = "BROOD_LIGHT_MODEL")]
+    #[arg(long)]
     light_model: Option<String>,
     /// The script the scripted provider replays.
     #[arg(long, value_name = "FILE")]
@@ -70,6 +102,24 @@ struct ModelArgs {
     /// Pace of the offline driver's streaming (2 = twice as fast).
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
     speed: f64,
+    /// Retries of a failed model request (default 4).
+    #[arg(long, value_name = "N")]
+    max_retries: Option<u32>,
+    /// Seconds a model stream may stay silent before the turn fails (default 90).
+    #[arg(long, value_name = "SECS")]
+    idle_timeout: Option<u64>,
+}
+
+impl ModelArgs {
+    fn flags(&self) -> ModelFlags {
+        ModelFlags {
+            provider: self.provider.map(Provider::kind),
+            model: self.model.clone(),
+            light_model: self.light_model.clone(),
+            max_retries: self.max_retries,
+            idle_timeout_secs: self.idle_timeout,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -97,6 +147,9 @@ struct SessionArgs {
     max_parallel: usize,
 }
 
+/// Whether `brood` opens the workbench (it is being built).
+const WORKBENCH_READY: bool = false;
+
 /// The question `brood demo` asks about the current folder.
 const DEMO_QUESTION: &str = "Where is the entry point of this project, how is configuration loaded, and how are errors handled?";
 
@@ -107,6 +160,10 @@ struct DemoArgs {
     /// Pace of the streaming (2 = twice as fast).
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
     speed: f64,
+    /// Print the run like `brood run` instead of opening the workbench (also what
+    /// happens when stdout is not a terminal).
+    #[arg(long)]
+    headless: bool,
     /// Ask this instead of the built-in question.
     prompt: Vec<String>,
 }
@@ -126,28 +183,32 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
     let result = match cli.command {
-        Verb::CheckCommand { command } => {
+        None => workbench(&cli.model, &cli.session, None),
+        Some(Verb::CheckCommand { command }) => {
             let verdict = classify_command(&command.join(" "));
             println!("{}: {}", verdict.decision, verdict.reason);
             Ok(ExitCode::SUCCESS)
         }
-        Verb::Run(args) => {
-            let prompt = args.prompt.join(" ");
-            run(&args.model, &args.session, &prompt)
-        }
-        Verb::Demo(args) => {
+        Some(Verb::Run(args)) => headless(&args.model, &args.session, &args.prompt.join(" ")),
+        Some(Verb::Demo(args)) => {
             let model = ModelArgs {
                 provider: Some(Provider::Offline),
                 model: None,
                 light_model: None,
                 script: None,
                 speed: args.speed,
+                max_retries: None,
+                idle_timeout: None,
             };
             let prompt = match args.prompt.is_empty() {
                 true => DEMO_QUESTION.to_string(),
                 false => args.prompt.join(" "),
             };
-            run(&model, &args.session, &prompt)
+            if args.headless || !std::io::stdout().is_terminal() || !WORKBENCH_READY {
+                headless(&model, &args.session, &prompt)
+            } else {
+                workbench(&model, &args.session, Some(prompt))
+            }
         }
     };
     match result {
@@ -159,65 +220,102 @@ fn main() -> ExitCode {
     }
 }
 
-fn build_model(args: &ModelArgs) -> anyhow::Result<(Arc<dyn Model>, String)> {
-    let Some(provider) = args.provider else {
-        anyhow::bail!(
-            "no model provider is configured. Pass --provider scripted --script FILE to replay \
-             a script of model replies (assets/ has examples; see the README)."
-        );
+/// The model of a session from its resolved settings.
+fn build_model(settings: &Settings, args: &ModelArgs) -> anyhow::Result<Arc<dyn Model>> {
+    let http = || {
+        settings
+            .http
+            .clone()
+            .context("the provider's HTTP settings are missing")
     };
-    match provider {
-        Provider::Scripted => {
+    Ok(match settings.provider {
+        ProviderKind::Scripted => {
             let script = args
                 .script
                 .as_ref()
                 .context("--provider scripted needs --script FILE")?;
-            let model = ScriptedModel::from_file(script)?;
-            let name = args.model.clone().unwrap_or_else(|| "scripted".into());
-            Ok((Arc::new(model), name))
+            Arc::new(ScriptedModel::from_file(script)?)
         }
-        Provider::Offline => {
-            let name = args.model.clone().unwrap_or_else(|| "offline".into());
-            Ok((Arc::new(OfflineModel::new(args.speed)), name))
-        }
-    }
+        ProviderKind::Offline => Arc::new(OfflineModel::new(args.speed)),
+        ProviderKind::Anthropic => Arc::new(AnthropicModel::new(http()?)?),
+        ProviderKind::OpenAi => Arc::new(OpenAiModel::new(http()?)?),
+    })
 }
 
-fn run(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow::Result<ExitCode> {
-    let (model, model_name) = build_model(model_args)?;
+/// A session ready to run, and what the screen shows about it.
+struct Prepared {
+    session: Session,
+    info: SessionInfo,
+}
+
+/// Resolves settings and profiles and starts the session.
+fn prepare(
+    model_args: &ModelArgs,
+    args: &SessionArgs,
+    approver: Arc<dyn Approver>,
+) -> anyhow::Result<Prepared> {
     let workspace = match &args.cwd {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().context("cannot read the current folder")?,
     };
     let tools = ToolRegistry::base();
-    let profiles = load_profiles(&config_files(&workspace), &tools.names())?;
+    let config = load_config(&config_files(&workspace), &tools.names())?;
+    let env = |name: &str| std::env::var(name).ok();
+    let settings = settings::resolve(&model_args.flags(), &env, &config.settings)?;
+    let model = build_model(&settings, model_args)?;
     let trace = match (&args.trace, args.no_trace) {
         (_, true) => TraceTarget::Off,
         (Some(path), false) => TraceTarget::File(path.clone()),
         (None, false) => TraceTarget::Default,
     };
-    let approver = if args.yes {
-        AutoApprove::AllowAll
-    } else {
-        AutoApprove::DenyAll
-    };
-    let note = (model_args.provider == Some(Provider::Offline)).then(|| {
+    let note = (settings.provider == ProviderKind::Offline).then(|| {
         "offline demo driver: no LLM is called; answers are assembled from real tool results"
             .to_string()
     });
     let session = Session::start(SessionOptions {
         workspace,
         model,
-        model_name,
-        light_model: model_args.light_model.clone(),
-        profiles,
+        model_name: settings.model.clone(),
+        light_model: settings.light_model.clone(),
+        profiles: config.profiles,
         max_parallel: args.max_parallel,
         note,
         trace,
-        approver: Arc::new(approver),
+        approver,
         max_steps: args.max_steps,
         hooks: Hooks::default(),
     })?;
+    let info = SessionInfo {
+        provider: settings.provider.as_str().to_string(),
+        model: settings.model.clone(),
+        light_model: settings.light_model.clone(),
+        session: session.id().to_string(),
+        trace_path: session.trace_path().map(|p| p.display().to_string()),
+        cwd: session.workspace().root().display().to_string(),
+        context_window: context_window(&settings),
+    };
+    Ok(Prepared { session, info })
+}
+
+/// The main model's context window, for the parent's gauge. Providers do not
+/// report it, so it is a known size per family.
+fn context_window(settings: &Settings) -> u64 {
+    let model = settings.model.to_ascii_lowercase();
+    match settings.provider {
+        ProviderKind::Anthropic | ProviderKind::Scripted | ProviderKind::Offline => 200_000,
+        ProviderKind::OpenAi if model.starts_with("gpt-4.1") => 1_000_000,
+        ProviderKind::OpenAi if model.starts_with("gpt-") || model.starts_with('o') => 128_000,
+        ProviderKind::OpenAi => 32_768,
+    }
+}
+
+fn headless(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow::Result<ExitCode> {
+    let approver = if args.yes {
+        AutoApprove::AllowAll
+    } else {
+        AutoApprove::DenyAll
+    };
+    let Prepared { session, .. } = prepare(model_args, args, Arc::new(approver))?;
     tracing::info!(session = session.id(), "headless run");
     let format = if args.json {
         OutputFormat::Json
@@ -240,6 +338,20 @@ fn run(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow::Resu
         eprintln!("brood: {reason}");
     }
     Ok(ExitCode::from(exit.code()))
+}
+
+fn workbench(
+    model_args: &ModelArgs,
+    args: &SessionArgs,
+    first_prompt: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let approver = Arc::new(ChannelApprover::new());
+    let Prepared { session, info } = prepare(model_args, args, approver.clone())?;
+    tracing::info!(session = session.id(), "workbench");
+    let _ = (session, info, first_prompt);
+    anyhow::bail!(
+        "the full-screen workbench is not part of this build yet; use `brood run PROMPT` or `brood demo --headless`"
+    )
 }
 
 /// Logs go to `<data dir>/brood.log`, never to the terminal. Level from

@@ -64,6 +64,7 @@ pub struct Session {
     parent: Agent,
     messages: Vec<Message>,
     trace_path: Option<PathBuf>,
+    policy: Arc<Policy>,
 }
 
 impl Session {
@@ -90,6 +91,7 @@ impl Session {
             bus.add_recorder(Box::new(writer));
         }
         let approval_ids = Arc::new(AtomicU64::new(0));
+        let policy = Arc::new(Policy::new(workspace.clone(), PermissionMode::Normal));
         let launcher = Arc::new(Launcher::new(LauncherParts {
             profiles: options.profiles,
             models: Models {
@@ -99,6 +101,7 @@ impl Session {
             },
             tools: ToolRegistry::base(),
             workspace: workspace.clone(),
+            policy: policy.clone(),
             bus: bus.clone(),
             approver: options.approver.clone(),
             hooks: options.hooks.clone(),
@@ -109,8 +112,7 @@ impl Session {
         let mut tools = ToolRegistry::base();
         tools.register(Arc::new(TaskTool::new(launcher)));
         let profile = Profile::parent(options.max_steps);
-        let policy = Arc::new(Policy::new(workspace.clone(), profile.permission_mode));
-        let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(policy))]);
+        let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(policy.clone()))]);
         hooks.extend(options.hooks);
         let parent = Agent {
             id: AgentId::Main,
@@ -125,13 +127,13 @@ impl Session {
             max_tokens: DEFAULT_MAX_TOKENS,
             approval_ids,
         };
-        debug_assert_eq!(parent.profile.permission_mode, PermissionMode::Normal);
         Ok(Session {
             id,
             bus,
             parent,
             messages: Vec::new(),
             trace_path,
+            policy,
         })
     }
 
@@ -145,6 +147,11 @@ impl Session {
 
     pub fn trace_path(&self) -> Option<&Path> {
         self.trace_path.as_deref()
+    }
+
+    /// The session's policy (the parent's; children share its approvals).
+    pub fn policy(&self) -> &Arc<Policy> {
+        &self.policy
     }
 
     pub fn workspace(&self) -> &Workspace {

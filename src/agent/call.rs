@@ -39,6 +39,13 @@ impl Agent {
         if cancel.is_cancelled() {
             return error("interrupted before the tool ran");
         }
+        if let serde_json::Value::String(raw) = &call.input {
+            // Providers hand over arguments they could not parse as the raw text.
+            let preview: String = raw.chars().take(200).collect();
+            return error(format!(
+                "the tool input was not valid JSON, so the tool did not run. It began: {preview:?}. Send the input as one JSON object."
+            ));
+        }
         if let Err(e) = self.tools.validate(&call.name, &call.input) {
             return error(e.to_string());
         }

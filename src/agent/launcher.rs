@@ -124,6 +124,9 @@ pub struct LauncherParts {
     /// The base tools; children get the subset their profile names.
     pub tools: ToolRegistry,
     pub workspace: Arc<Workspace>,
+    /// The parent's policy: children get one in their own mode that shares its
+    /// session approvals.
+    pub policy: Arc<Policy>,
     pub bus: EventBus,
     pub approver: Arc<dyn Approver>,
     /// Hooks every child runs besides its policy (the same as the parent's).
@@ -204,6 +207,9 @@ impl Launcher {
                 model_name: model_name.clone(),
                 description: request.description.clone(),
                 prompt: request.prompt.clone(),
+                max_steps: profile.max_steps,
+                token_budget: profile.token_budget,
+                context_budget: profile.context_budget,
             },
         );
         bus.publish(
@@ -254,7 +260,7 @@ impl Launcher {
         // The profile was validated, but the registry is the last word: a child
         // never holds `task`, whatever it was built from.
         tools.retain(|name| name != TASK_TOOL);
-        let policy = Policy::new(parts.workspace.clone(), profile.permission_mode);
+        let policy = parts.policy.with_mode(profile.permission_mode);
         let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(Arc::new(policy)))]);
         hooks.extend(parts.hooks.clone());
         Agent {

@@ -29,7 +29,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::event::{AgentId, EventBus, EventKind, TerminalReason, Usage};
 use crate::model::{
-    ContentBlock, Message, Model, ModelError, ModelRequest, Role, StreamSink, ToolCall,
+    ContentBlock, Message, Model, ModelError, ModelRequest, RetryNotice, Role, StopReason,
+    StreamSink, ToolCall,
 };
 use crate::policy::Workspace;
 use crate::tools::ToolRegistry;
@@ -106,6 +107,18 @@ impl StreamSink for BusSink<'_> {
         self.bus
             .publish(self.agent, EventKind::TextDelta { text: text.into() });
     }
+
+    fn retry(&mut self, notice: &RetryNotice) {
+        self.bus.publish(
+            self.agent,
+            EventKind::Retry {
+                attempt: notice.attempt,
+                max_attempts: notice.max_attempts,
+                wait_ms: notice.wait_ms,
+                reason: notice.reason.clone(),
+            },
+        );
+    }
 }
 
 impl Agent {
@@ -153,6 +166,7 @@ impl Agent {
                 }
             };
             state.usage.add(&response.usage);
+            let response_cut = response.stop_reason == StopReason::MaxTokens;
             let calls = response.message.tool_calls();
             state.final_text = response.message.text();
             self.publish(EventKind::AssistantMessage {
@@ -181,7 +195,14 @@ impl Agent {
             for call in &calls {
                 *state.tool_counts.entry(call.name.clone()).or_default() += 1;
             }
-            let results = self.execute_all(&calls, cancel).await;
+            // Output cut by max_tokens ends in the middle of the last tool call:
+            // its input is incomplete, so it is not run and the model is told why.
+            let cut = (response_cut && !calls.is_empty()).then(|| calls.len() - 1);
+            let runnable = &calls[..cut.unwrap_or(calls.len())];
+            let mut results = self.execute_all(runnable, cancel).await;
+            if let Some(index) = cut {
+                results.push(self.refuse_cut_call(&calls[index]));
+            }
             messages.push(Message {
                 role: Role::User,
                 content: calls
@@ -280,6 +301,31 @@ impl Agent {
                     "the answer broke the result contract twice: {e}"
                 )),
             },
+        }
+    }
+
+    /// The result of a tool call that `max_tokens` cut off: published like any
+    /// result, never run.
+    fn refuse_cut_call(&self, call: &ToolCall) -> ToolOutcome {
+        self.publish(EventKind::ToolCall {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            input: call.input.clone(),
+        });
+        let content = format!(
+            "Your output was cut off by the max_tokens limit ({}) while writing this {} call, so it was not run. Make the input smaller (for example several edit_file calls instead of one large write_file) and call it again.",
+            self.max_tokens, call.name
+        );
+        self.publish(EventKind::ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            is_error: true,
+            content: content.clone(),
+            duration_ms: 0,
+        });
+        ToolOutcome {
+            content,
+            is_error: true,
         }
     }
 

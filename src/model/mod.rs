@@ -1,8 +1,12 @@
 //! The `Model` trait: a request (system prompt, messages, tools) in, a stream of
 //! text deltas and one final message with usage out. Providers live in submodules.
 
+pub mod anthropic;
+pub mod http;
 pub mod offline;
+pub mod openai;
 pub mod scripted;
+pub mod sse;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -161,17 +165,54 @@ pub struct ModelResponse {
     pub stop_reason: StopReason,
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
     #[error("{0}")]
     Script(String),
     #[error("request cancelled")]
     Cancelled,
+    /// 401 or 403: retrying cannot help; the key is wrong or lacks access.
+    #[error("the API refused the credentials (HTTP {status}): {message}. Check {variable}.")]
+    Auth {
+        status: u16,
+        message: String,
+        variable: &'static str,
+    },
+    /// Any other error status, with the API's own message.
+    #[error("the API answered HTTP {status}: {message}")]
+    Api { status: u16, message: String },
+    #[error("cannot reach {url}: {message}")]
+    Connect { url: String, message: String },
+    #[error("the model's stream went silent for {secs} s (idle timeout)")]
+    IdleTimeout { secs: u64 },
+    /// The stream broke, or said something we cannot read.
+    #[error("{0}")]
+    Stream(String),
+    /// Every retry was spent.
+    #[error("{last} (gave up after {attempts} attempts)")]
+    RetriesExhausted {
+        attempts: u32,
+        last: Box<ModelError>,
+    },
+}
+
+/// A request failed and will be tried again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryNotice {
+    /// 1 for the first retry.
+    pub attempt: u32,
+    pub max_attempts: u32,
+    pub wait_ms: u64,
+    pub reason: String,
 }
 
 /// Receives streamed output while a model call runs.
 pub trait StreamSink: Send {
     fn text_delta(&mut self, text: &str);
+
+    /// The request failed in a way worth retrying; it is tried again after
+    /// `notice.wait_ms`.
+    fn retry(&mut self, _notice: &RetryNotice) {}
 }
 
 #[async_trait]

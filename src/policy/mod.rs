@@ -53,8 +53,9 @@ pub enum PermissionMode {
 pub struct Policy {
     workspace: Arc<Workspace>,
     mode: PermissionMode,
-    /// Command prefixes the user approved for this session, each split into words.
-    allowed_prefixes: Mutex<Vec<Vec<String>>>,
+    /// Command prefixes the user approved for this session, each split into words;
+    /// shared by the parent's policy and every child's (see `with_mode`).
+    allowed_prefixes: Arc<Mutex<Vec<Vec<String>>>>,
 }
 
 impl Policy {
@@ -62,7 +63,18 @@ impl Policy {
         Policy {
             workspace,
             mode,
-            allowed_prefixes: Mutex::new(Vec::new()),
+            allowed_prefixes: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// A policy for another agent of the same session, in `mode`: same workspace,
+    /// and the same approved prefixes, so "allow for the session" from one agent's
+    /// dialog holds for its siblings too.
+    pub fn with_mode(&self, mode: PermissionMode) -> Policy {
+        Policy {
+            workspace: self.workspace.clone(),
+            mode,
+            allowed_prefixes: self.allowed_prefixes.clone(),
         }
     }
 

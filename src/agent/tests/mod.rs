@@ -192,6 +192,32 @@ async fn bad_calls_become_error_results_and_the_run_goes_on() {
 }
 
 #[tokio::test]
+async fn a_tool_call_cut_by_max_tokens_is_not_run_and_unparsable_input_is_refused() {
+    let f = simple(json!([
+        {"tool_calls": [
+            {"id": "ok", "name": "write_file", "input": {"path": "a.txt", "content": "complete"}},
+            {"id": "garbled", "name": "write_file", "input": "{\"path\": \"b.txt\", \"con"},
+            {"id": "cut", "name": "write_file", "input": {"path": "c.txt", "content": "half"}}
+        ], "stop_reason": "max_tokens"},
+        {"text": "I will write smaller pieces."}
+    ]));
+    let (outcome, messages) = run(&f, "go").await;
+    assert_eq!(outcome.reason, TerminalReason::Completed);
+    let got = results(&messages[2]);
+    assert_eq!(got.len(), 3);
+    assert!(!got[0].2);
+    assert!(
+        got[1].2 && got[1].1.contains("not valid JSON"),
+        "{}",
+        got[1].1
+    );
+    assert!(got[2].2 && got[2].1.contains("max_tokens"), "{}", got[2].1);
+    assert!(f.dir.path().join("a.txt").exists());
+    assert!(!f.dir.path().join("b.txt").exists());
+    assert!(!f.dir.path().join("c.txt").exists(), "the cut call ran");
+}
+
+#[tokio::test]
 async fn the_step_limit_ends_a_runaway_agent() {
     let call = json!({"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}]});
     let f = fixture(

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use directories::ProjectDirs;
 use serde::Deserialize;
 
-use crate::agent::{ModelRole, Profile, ProfileError, ResultContract};
-use crate::policy::PermissionMode;
+use crate::agent::{Profile, ProfileError};
+
+mod profiles;
+pub mod settings;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -28,138 +30,6 @@ pub enum ConfigError {
         #[source]
         source: ProfileError,
     },
-}
-
-/// The name of the config file, in the workspace or the platform config folder.
-pub const CONFIG_FILE: &str = "brood.toml";
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ConfigFile {
-    #[serde(default)]
-    profiles: BTreeMap<String, RawProfile>,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum RawRole {
-    Light,
-    Main,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum RawContract {
-    Text,
-    Explore,
-}
-
-/// `[profiles.NAME]`: a custom subagent profile. It starts from `general` (or
-/// from `explore` when `contract = "explore"`) and overrides what it sets.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawProfile {
-    description: Option<String>,
-    tools: Option<Vec<String>>,
-    max_steps: Option<u32>,
-    token_budget: Option<u64>,
-    context_budget: Option<u64>,
-    model: Option<RawRole>,
-    system_prompt: Option<String>,
-    contract: Option<RawContract>,
-    read_only: Option<bool>,
-}
-
-impl RawProfile {
-    fn build(self, name: &str) -> Profile {
-        let contract = self.contract.unwrap_or(RawContract::Text);
-        let mut profile = match contract {
-            RawContract::Text => Profile::general(),
-            RawContract::Explore => Profile::explore(),
-        };
-        profile.name = name.to_string();
-        if let Some(d) = self.description {
-            profile.description = d;
-        }
-        if let Some(tools) = self.tools {
-            profile.tools = tools;
-        }
-        profile.max_steps = self.max_steps.or(profile.max_steps);
-        profile.token_budget = self.token_budget.or(profile.token_budget);
-        profile.context_budget = self.context_budget.or(profile.context_budget);
-        if let Some(model) = self.model {
-            profile.model = match model {
-                RawRole::Light => ModelRole::Light,
-                RawRole::Main => ModelRole::Main,
-            };
-        }
-        if let Some(prompt) = self.system_prompt {
-            profile.system_prompt = prompt;
-        }
-        profile.contract = match contract {
-            RawContract::Text => ResultContract::Text,
-            RawContract::Explore => ResultContract::Explore,
-        };
-        if let Some(read_only) = self.read_only {
-            profile.permission_mode = if read_only {
-                PermissionMode::ReadOnly
-            } else {
-                PermissionMode::Normal
-            };
-        }
-        profile
-    }
-}
-
-/// The config files that apply to `workspace`, global first: a profile in the
-/// workspace's file replaces one of the same name from the global file.
-pub fn config_files(workspace: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    if let Some(dirs) = project_dirs() {
-        files.push(dirs.config_dir().join(CONFIG_FILE));
-    }
-    files.push(workspace.join(CONFIG_FILE));
-    files.into_iter().filter(|p| p.is_file()).collect()
-}
-
-/// The subagent profiles of a session: `general`, `explore`, and those of the
-/// config files, each checked against the hard rules with `tools` available.
-pub fn load_profiles(files: &[PathBuf], tools: &[&str]) -> Result<Vec<Profile>, ConfigError> {
-    let mut profiles: BTreeMap<String, Profile> = [Profile::general(), Profile::explore()]
-        .into_iter()
-        .map(|p| (p.name.clone(), p))
-        .collect();
-    for path in files {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        let file: ConfigFile = toml::from_str(&text).map_err(|e| ConfigError::Parse {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-        for (name, raw) in file.profiles {
-            if name == "main" {
-                return Err(ConfigError::Profile {
-                    path: path.clone(),
-                    source: ProfileError::Invalid {
-                        profile: name,
-                        message: "\"main\" is the parent agent and cannot be a subagent profile"
-                            .into(),
-                    },
-                });
-            }
-            let profile = raw.build(&name);
-            profile
-                .validate_child(tools)
-                .map_err(|source| ConfigError::Profile {
-                    path: path.clone(),
-                    source,
-                })?;
-            profiles.insert(name, profile);
-        }
-    }
-    Ok(profiles.into_values().collect())
 }
 
 /// Environment variables whose values are credentials. Also every variable ending
@@ -208,9 +78,100 @@ pub fn new_session_id() -> String {
     format!("{}-{salt:06x}", now.format("%Y%m%d-%H%M%S"))
 }
 
+/// The name of the config file, in the workspace or the platform config folder.
+pub const CONFIG_FILE: &str = "brood.toml";
+
+/// One `brood.toml`: model settings at the top, profiles in `[profiles.NAME]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    provider: Option<String>,
+    model: Option<String>,
+    light_model: Option<String>,
+    max_retries: Option<u32>,
+    idle_timeout_secs: Option<u64>,
+    connect_timeout_secs: Option<u64>,
+    #[serde(default)]
+    profiles: BTreeMap<String, profiles::RawProfile>,
+}
+
+/// Model settings read from config files; later files override earlier ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileSettings {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub light_model: Option<String>,
+    pub max_retries: Option<u32>,
+    pub idle_timeout_secs: Option<u64>,
+    pub connect_timeout_secs: Option<u64>,
+}
+
+/// Everything the config files say.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    pub settings: FileSettings,
+    /// `general`, `explore` and the files' custom profiles, by name.
+    pub profiles: Vec<Profile>,
+}
+
+/// The config files that apply to `workspace`, global first: a setting or profile
+/// in the workspace's file replaces the global one.
+pub fn config_files(workspace: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if let Some(dirs) = project_dirs() {
+        files.push(dirs.config_dir().join(CONFIG_FILE));
+    }
+    files.push(workspace.join(CONFIG_FILE));
+    files.into_iter().filter(|p| p.is_file()).collect()
+}
+
+/// Reads `files` in order. Profiles are checked against the hard rules with
+/// `tools` available; a broken one is an error naming the file, profile and rule.
+pub fn load_config(files: &[PathBuf], tools: &[&str]) -> Result<LoadedConfig, ConfigError> {
+    let mut settings = FileSettings::default();
+    let mut profiles: BTreeMap<String, Profile> = [Profile::general(), Profile::explore()]
+        .into_iter()
+        .map(|p| (p.name.clone(), p))
+        .collect();
+    for path in files {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let file: ConfigFile = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        profiles::add_profiles(&mut profiles, &file, path, tools)?;
+        let ConfigFile {
+            provider,
+            model,
+            light_model,
+            max_retries,
+            idle_timeout_secs,
+            connect_timeout_secs,
+            profiles: _,
+        } = file;
+        settings = FileSettings {
+            provider: provider.or(settings.provider),
+            model: model.or(settings.model),
+            light_model: light_model.or(settings.light_model),
+            max_retries: max_retries.or(settings.max_retries),
+            idle_timeout_secs: idle_timeout_secs.or(settings.idle_timeout_secs),
+            connect_timeout_secs: connect_timeout_secs.or(settings.connect_timeout_secs),
+        };
+    }
+    Ok(LoadedConfig {
+        settings,
+        profiles: profiles.into_values().collect(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::{ModelRole, ResultContract};
+    use crate::policy::PermissionMode;
 
     #[test]
     fn credential_variables_are_recognised() {
@@ -257,7 +218,7 @@ max_steps = 5
 "#,
         );
         assert_eq!(config_files(dir.path()), vec![path.clone()]);
-        let profiles = load_profiles(&[path], TOOLS).unwrap();
+        let profiles = load_config(&[path], TOOLS).unwrap().profiles;
         let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["explore", "general", "reviewer", "scout"]);
         let reviewer = &profiles[2];
@@ -310,10 +271,22 @@ max_steps = 5
         ];
         for (text, name, rule) in cases {
             let (_dir, path) = write_config(text);
-            let err = load_profiles(&[path], TOOLS).unwrap_err().to_string();
+            let err = load_config(&[path], TOOLS).unwrap_err().to_string();
             assert!(err.contains(CONFIG_FILE), "{err}");
             assert!(err.contains(name) && err.contains(rule), "{text} → {err}");
         }
+    }
+
+    #[test]
+    fn top_level_settings_merge_with_the_later_file_winning() {
+        let (_g, global) =
+            write_config("provider = \"anthropic\"\nmodel = \"big\"\nmax_retries = 2\n");
+        let (_w, local) = write_config("model = \"small\"\nidle_timeout_secs = 30\n");
+        let settings = load_config(&[global, local], TOOLS).unwrap().settings;
+        assert_eq!(settings.provider.as_deref(), Some("anthropic"));
+        assert_eq!(settings.model.as_deref(), Some("small"));
+        assert_eq!(settings.max_retries, Some(2));
+        assert_eq!(settings.idle_timeout_secs, Some(30));
     }
 
     #[test]

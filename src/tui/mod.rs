@@ -1,0 +1,9 @@
+//! The full-screen workbench: a pure reducer over events, pure views into a
+//! ratatui buffer, and the render task that connects them to the terminal.
+
+pub mod driver;
+pub mod keys;
+pub mod state;
+pub mod terminal;
+pub mod theme;
+pub mod ui;

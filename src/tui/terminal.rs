@@ -1,0 +1,98 @@
+//! Taking the terminal and giving it back. Every way out — a normal quit, an
+//! error, a panic — restores it: raw mode off, main screen back, mouse and paste
+//! modes off, cursor shown. A panic restores the terminal before the message is
+//! printed, so the message is readable and the shell is usable.
+
+use std::io::{self, Stdout, Write};
+use std::sync::Once;
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+pub type Term = Terminal<CrosstermBackend<Stdout>>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TerminalError {
+    #[error("brood's workbench needs a terminal (stdout is not one); try `brood run` instead")]
+    NotATerminal,
+    #[error("cannot set up the terminal: {0}")]
+    Setup(#[source] io::Error),
+    #[error("cannot draw: {0}")]
+    Draw(#[source] io::Error),
+}
+
+/// The terminal while brood owns it; dropping it gives it back.
+pub struct TerminalGuard {
+    pub terminal: Term,
+}
+
+static PANIC_HOOK: Once = Once::new();
+
+/// Enters raw mode and the alternate screen, with mouse and bracketed paste.
+pub fn enter() -> Result<TerminalGuard, TerminalError> {
+    use std::io::IsTerminal;
+    if !io::stdout().is_terminal() {
+        return Err(TerminalError::NotATerminal);
+    }
+    install_panic_hook();
+    enable_raw_mode().map_err(TerminalError::Setup)?;
+    let mut stdout = io::stdout();
+    if let Err(e) = execute!(
+        stdout,
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    ) {
+        restore();
+        return Err(TerminalError::Setup(e));
+    }
+    match Terminal::new(CrosstermBackend::new(stdout)) {
+        Ok(mut terminal) => {
+            let _ = terminal.clear();
+            Ok(TerminalGuard { terminal })
+        }
+        Err(e) => {
+            restore();
+            Err(TerminalError::Setup(e))
+        }
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+        let _ = self.terminal.show_cursor();
+    }
+}
+
+/// Puts the terminal back as the shell expects it. Safe to call more than once.
+pub fn restore() {
+    let _ = disable_raw_mode();
+    let mut stdout = io::stdout();
+    let _ = execute!(
+        stdout,
+        DisableBracketedPaste,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = stdout.flush();
+}
+
+/// Restores the terminal before the default panic message is printed.
+fn install_panic_hook() {
+    PANIC_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+    });
+}

@@ -1,0 +1,220 @@
+//! What belongs to the person at the keyboard rather than to the session: focus,
+//! scroll positions, overlays, the selected child, the composer. The session's
+//! own state is in `state`; views read both.
+
+use std::collections::HashSet;
+
+use tui_textarea::TextArea;
+
+use crate::event::AgentId;
+
+/// The pane that keys like arrows and PgUp act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Composer,
+    Conversation,
+    Subagents,
+    Live,
+}
+
+impl Focus {
+    /// The next pane for Tab (`forward`) or Shift-Tab.
+    pub fn cycle(self, direction: Direction) -> Focus {
+        const ORDER: [Focus; 4] = [
+            Focus::Composer,
+            Focus::Conversation,
+            Focus::Subagents,
+            Focus::Live,
+        ];
+        let i = ORDER.iter().position(|f| *f == self).unwrap_or(0);
+        let n = ORDER.len();
+        match direction {
+            Direction::Forward => ORDER[(i + 1) % n],
+            Direction::Backward => ORDER[(i + n - 1) % n],
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Backward,
+}
+
+/// A view over everything else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    Help,
+    /// A child's whole transcript.
+    Transcript(AgentId),
+}
+
+/// What the live pane shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiveMode {
+    /// The selected child's tool calls.
+    Selected,
+    /// Every child's, interleaved in event order.
+    All,
+}
+
+/// A pane's scroll position. At the bottom it follows new lines; scrolled up, it
+/// stays on the same lines (anchored to the top) while more arrive below, and
+/// follows again once scrolled back to the bottom.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scroll {
+    /// First visible line; `None` follows the bottom.
+    top: Option<usize>,
+    /// The largest first line at the last layout, for moves made between frames.
+    last_max: usize,
+}
+
+impl Scroll {
+    pub fn following(&self) -> bool {
+        self.top.is_none()
+    }
+
+    pub fn up(&mut self, lines: usize) {
+        let top = self.top.unwrap_or(self.last_max);
+        self.top = Some(top.saturating_sub(lines));
+    }
+
+    pub fn down(&mut self, lines: usize) {
+        if let Some(top) = self.top {
+            let next = top.saturating_add(lines);
+            self.top = (next < self.last_max).then_some(next);
+        }
+    }
+
+    pub fn to_top(&mut self) {
+        self.top = Some(0);
+    }
+
+    pub fn to_bottom(&mut self) {
+        self.top = None;
+    }
+
+    /// Lays out `total` lines shown `height` at a time: returns the index of the
+    /// first visible line.
+    pub fn clamp(&mut self, total: usize, height: usize) -> usize {
+        let max = total.saturating_sub(height);
+        self.last_max = max;
+        match self.top {
+            Some(top) if top < max => top,
+            Some(_) | None => {
+                self.top = None;
+                max
+            }
+        }
+    }
+}
+
+/// The keyboard side of the workbench.
+pub struct Ui {
+    pub focus: Focus,
+    pub overlay: Option<Overlay>,
+    /// The raw event timeline replaces the live pane.
+    pub show_trace: bool,
+    pub live_mode: LiveMode,
+    /// Index into `State::children`.
+    pub selected_child: usize,
+    pub conversation: Scroll,
+    pub subagents: Scroll,
+    pub live: Scroll,
+    pub trace: Scroll,
+    pub overlay_scroll: Scroll,
+    /// Tool cells shown whole; the others show their first lines.
+    pub expanded: HashSet<String>,
+    pub composer: TextArea<'static>,
+    /// Sent prompts, oldest first, for Ctrl-P/Ctrl-N.
+    pub history: Vec<String>,
+    /// Position while walking the history; `None` when editing a new prompt.
+    pub history_pos: Option<usize>,
+    /// Prompts typed while a turn ran, sent when it ends.
+    pub queued: Vec<String>,
+    /// Frame counter for spinners.
+    pub spinner: usize,
+    /// A short message for the status line ("press Ctrl-C again to quit").
+    pub flash: Option<String>,
+    /// When Ctrl-C was last pressed: a second press soon after quits.
+    pub last_interrupt: Option<std::time::Instant>,
+}
+
+impl Default for Ui {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Ui {
+    pub fn new() -> Self {
+        let mut composer = TextArea::default();
+        composer.set_placeholder_text("ask brood…");
+        composer.set_cursor_line_style(ratatui::style::Style::default());
+        Ui {
+            focus: Focus::Composer,
+            overlay: None,
+            show_trace: false,
+            live_mode: LiveMode::Selected,
+            selected_child: 0,
+            conversation: Scroll::default(),
+            subagents: Scroll::default(),
+            live: Scroll::default(),
+            trace: Scroll::default(),
+            overlay_scroll: Scroll::default(),
+            expanded: HashSet::new(),
+            composer,
+            history: Vec::new(),
+            history_pos: None,
+            queued: Vec::new(),
+            spinner: 0,
+            flash: None,
+            last_interrupt: None,
+        }
+    }
+
+    /// The composer's text, lines joined.
+    pub fn composer_text(&self) -> String {
+        self.composer.lines().join("\n")
+    }
+}
+
+/// Braille spinner frames.
+pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scroll_follows_at_the_bottom_and_holds_when_scrolled_up() {
+        let mut s = Scroll::default();
+        assert_eq!(s.clamp(100, 10), 90);
+        s.clamp(120, 10);
+        assert!(s.following());
+        s.up(5);
+        assert_eq!(s.clamp(120, 10), 105);
+        // New lines arrive below: the same lines stay on screen.
+        assert_eq!(s.clamp(150, 10), 105);
+        s.to_top();
+        assert_eq!(s.clamp(150, 10), 0);
+        s.down(50);
+        assert_eq!(s.clamp(150, 10), 50);
+        // Back at the bottom, it follows again.
+        s.down(1000);
+        assert!(s.following());
+        assert_eq!(s.clamp(200, 10), 190);
+        // Fewer lines than the height.
+        assert_eq!(s.clamp(3, 10), 0);
+    }
+
+    #[test]
+    fn focus_cycles_both_ways() {
+        let mut f = Focus::Composer;
+        for _ in 0..4 {
+            f = f.cycle(Direction::Forward);
+        }
+        assert_eq!(f, Focus::Composer);
+        assert_eq!(Focus::Composer.cycle(Direction::Backward), Focus::Live);
+    }
+}
