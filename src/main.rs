@@ -22,6 +22,7 @@ use brood::model::scripted::ScriptedModel;
 use brood::policy::classify_command;
 use brood::session::{Session, SessionOptions, TraceTarget};
 use brood::tools::ToolRegistry;
+use brood::tui::app;
 use brood::tui::driver::ChannelApprover;
 use brood::tui::state::SessionInfo;
 
@@ -147,9 +148,6 @@ struct SessionArgs {
     max_parallel: usize,
 }
 
-/// Whether `brood` opens the workbench (it is being built).
-const WORKBENCH_READY: bool = false;
-
 /// The question `brood demo` asks about the current folder.
 const DEMO_QUESTION: &str = "Where is the entry point of this project, how is configuration loaded, and how are errors handled?";
 
@@ -204,7 +202,7 @@ fn main() -> ExitCode {
                 true => DEMO_QUESTION.to_string(),
                 false => args.prompt.join(" "),
             };
-            if args.headless || !std::io::stdout().is_terminal() || !WORKBENCH_READY {
+            if args.headless || !std::io::stdout().is_terminal() {
                 headless(&model, &args.session, &prompt)
             } else {
                 workbench(&model, &args.session, Some(prompt))
@@ -348,10 +346,9 @@ fn workbench(
     let approver = Arc::new(ChannelApprover::new());
     let Prepared { session, info } = prepare(model_args, args, approver.clone())?;
     tracing::info!(session = session.id(), "workbench");
-    let _ = (session, info, first_prompt);
-    anyhow::bail!(
-        "the full-screen workbench is not part of this build yet; use `brood run PROMPT` or `brood demo --headless`"
-    )
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(app::run(session, approver, info, first_prompt))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Logs go to `<data dir>/brood.log`, never to the terminal. Level from

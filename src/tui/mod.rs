@@ -1,9 +1,13 @@
 //! The full-screen workbench: a pure reducer over events, pure views into a
 //! ratatui buffer, and the render task that connects them to the terminal.
 
+pub mod app;
 pub mod driver;
+pub mod highlight;
 pub mod keys;
+pub mod markdown;
 pub mod state;
 pub mod terminal;
 pub mod theme;
 pub mod ui;
+pub mod view;

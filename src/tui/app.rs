@@ -1,0 +1,158 @@
+//! The render task: it `select!`s over terminal input, bus events and a spinner
+//! tick that exists only while something runs; it applies events to the state and
+//! draws when something changed, at most once every 16 ms, and not at all when
+//! nothing happens.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::EventStream;
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::driver::{ChannelApprover, drive};
+use super::keys::{self, Action};
+use super::state::{SessionInfo, State};
+use super::terminal::{self, TerminalError};
+use super::theme::Theme;
+use super::ui::Ui;
+use super::view::{ViewCache, render};
+use crate::event::{AgentId, Event, EventKind, Op};
+use crate::session::Session;
+
+/// The shortest time between two frames (about 60 frames a second).
+const FRAME: Duration = Duration::from_millis(16);
+/// Spinner speed while something runs.
+const TICK: Duration = Duration::from_millis(100);
+/// Events applied between two looks at the keyboard, so a flood of events never
+/// makes the keys feel stuck.
+const EVENT_BATCH: usize = 4096;
+
+/// Runs the workbench until the user quits. `first_prompt` is sent at once (the
+/// demo's question).
+pub async fn run(
+    session: Session,
+    approver: Arc<ChannelApprover>,
+    info: SessionInfo,
+    first_prompt: Option<String>,
+) -> Result<(), TerminalError> {
+    let mut guard = terminal::enter()?;
+    let mut events = session.bus().subscribe();
+    let (ops, op_rx) = mpsc::unbounded_channel();
+    let shutdown = CancellationToken::new();
+    let driver = tokio::spawn(drive(session, op_rx, approver, shutdown.clone()));
+    if let Some(prompt) = first_prompt {
+        let _ = ops.send(Op::UserMessage(prompt));
+    }
+    let mut app = App {
+        state: State::new(info),
+        ui: Ui::new(),
+        cache: ViewCache::new(),
+        theme: Theme::from_env(),
+    };
+    let result = app.event_loop(&mut guard, &mut events, &ops).await;
+    // Quit: stop the turn and its children, let the session write its last
+    // events, then give the terminal back (the guard's drop).
+    let _ = ops.send(Op::Quit);
+    shutdown.cancel();
+    let _ = tokio::time::timeout(Duration::from_secs(3), driver).await;
+    drop(guard);
+    result
+}
+
+struct App {
+    state: State,
+    ui: Ui,
+    cache: ViewCache,
+    theme: Theme,
+}
+
+impl App {
+    async fn event_loop(
+        &mut self,
+        guard: &mut terminal::TerminalGuard,
+        events: &mut mpsc::UnboundedReceiver<Event>,
+        ops: &mpsc::UnboundedSender<Op>,
+    ) -> Result<(), TerminalError> {
+        let mut input = EventStream::new();
+        let mut dirty = true;
+        let mut last_draw: Option<Instant> = None;
+        let mut tick = tokio::time::interval(TICK);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            let now = Instant::now();
+            let due = last_draw.map_or(now, |t| t + FRAME);
+            if dirty && now >= due {
+                self.draw(guard)?;
+                last_draw = Some(now);
+                dirty = false;
+            }
+            let animating = self.state.busy() || self.ui.flash.is_some();
+            tokio::select! {
+                event = events.recv() => {
+                    let Some(event) = event else { return Ok(()) };
+                    self.apply(&event, ops);
+                    for _ in 0..EVENT_BATCH {
+                        match events.try_recv() {
+                            Ok(event) => self.apply(&event, ops),
+                            Err(_) => break,
+                        }
+                    }
+                    dirty = true;
+                }
+                input_event = input.next() => {
+                    let Some(Ok(input_event)) = input_event else { return Ok(()) };
+                    for action in keys::handle(&input_event, &self.state, &mut self.ui, Instant::now()) {
+                        match action {
+                            Action::Send(op) => { let _ = ops.send(op); }
+                            Action::Quit => return Ok(()),
+                        }
+                    }
+                    dirty = true;
+                }
+                _ = tick.tick(), if animating => {
+                    self.ui.spinner = self.ui.spinner.wrapping_add(1);
+                    self.expire_flash();
+                    dirty = true;
+                }
+                _ = tokio::time::sleep_until(due.into()), if dirty => {}
+            }
+        }
+    }
+
+    fn apply(&mut self, event: &Event, ops: &mpsc::UnboundedSender<Op>) {
+        self.state.apply(event);
+        // The parent's turn ended: send the next queued prompt.
+        if event.agent == AgentId::Main
+            && matches!(event.kind, EventKind::TurnEnd { .. })
+            && !self.ui.queued.is_empty()
+        {
+            let next = self.ui.queued.remove(0);
+            let _ = ops.send(Op::UserMessage(next));
+        }
+    }
+
+    fn expire_flash(&mut self) {
+        if let Some(at) = self.ui.last_interrupt
+            && at.elapsed() > keys::QUIT_WINDOW
+        {
+            self.ui.flash = None;
+            self.ui.last_interrupt = None;
+        }
+    }
+
+    fn draw(&mut self, guard: &mut terminal::TerminalGuard) -> Result<(), TerminalError> {
+        let App {
+            state,
+            ui,
+            cache,
+            theme,
+        } = self;
+        guard
+            .terminal
+            .draw(|frame| render(frame, state, ui, cache, theme))
+            .map(|_| ())
+            .map_err(TerminalError::Draw)
+    }
+}

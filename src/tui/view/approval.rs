@@ -1,0 +1,157 @@
+//! The approval dialog, drawn above everything while any agent waits for the
+//! user's answer: who asks, for which tool, the exact command or path, why the
+//! policy asked, and the keys. "Allow for the session" names the prefix it will
+//! allow, so the user knows what they grant.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
+
+use super::text::{indent, wrap, wrap_str};
+use super::{centered, overlay_block};
+use crate::event::AgentId;
+use crate::policy::command_prefix;
+use crate::tui::state::{EntryKind, PendingApproval, State};
+use crate::tui::theme::Theme;
+
+/// Rows of the command shown at most; a longer one ends in `…`.
+const COMMAND_ROWS: usize = 6;
+
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, theme: &Theme) {
+    let Some(ask) = state.approvals.first() else {
+        return;
+    };
+    let width = area.width.saturating_sub(4).min(76);
+    let body = (width as usize).saturating_sub(4).max(1);
+    let lines = dialog_lines(ask, state, body, theme);
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let rect = centered(area, width, height);
+    let block = Block::bordered()
+        .title(Line::from(Span::styled(
+            " approval needed ",
+            theme.warning(),
+        )))
+        .border_style(theme.warning());
+    let inner = overlay_block(frame, rect, block);
+    let buf = frame.buffer_mut();
+    for (row, line) in lines.iter().enumerate().take(inner.height as usize) {
+        buf.set_line(
+            inner.x + 1,
+            inner.y + row as u16,
+            line,
+            inner.width.saturating_sub(2),
+        );
+    }
+}
+
+fn dialog_lines(
+    ask: &PendingApproval,
+    state: &State,
+    body: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let subject = subject(ask, state);
+    let who = match ask.agent {
+        AgentId::Main => "main".to_string(),
+        AgentId::Sub(_) => {
+            let profile = state
+                .child(ask.agent)
+                .map(|c| c.profile.as_str())
+                .unwrap_or("child");
+            format!("{} ({profile})", ask.agent)
+        }
+    };
+    let verb = if ask.tool == "bash" { "run" } else { "use" };
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(who, theme.agent()),
+            Span::raw(format!(" wants to {verb} ")),
+            Span::styled(ask.tool.clone(), theme.bold()),
+        ]),
+        Line::default(),
+    ];
+    let mut command = wrap_str(&subject, body.saturating_sub(2).max(1));
+    if command.len() > COMMAND_ROWS {
+        command.truncate(COMMAND_ROWS);
+        if let Some(last) = command.last_mut() {
+            last.push('…');
+        }
+    }
+    let style = theme.warning().add_modifier(ratatui::style::Modifier::BOLD);
+    lines.extend(
+        command
+            .into_iter()
+            .map(|row| Line::from(vec![Span::raw("  "), Span::styled(row, style)])),
+    );
+    lines.push(Line::default());
+    lines.extend(indent(
+        wrap(
+            ask.reason.trim(),
+            body.saturating_sub(5).max(1),
+            theme.text(),
+        ),
+        vec![Span::styled("why  ", theme.dim())],
+        "     ",
+    ));
+    lines.push(Line::default());
+    let prefix = if ask.tool == "bash" {
+        command_prefix(&subject)
+    } else {
+        ask.tool.clone()
+    };
+    let keys = [
+        ("y", "allow once".to_string()),
+        ("a", format!("allow \"{prefix}\" for this session")),
+        ("n", "deny".to_string()),
+    ];
+    let mut spans = Vec::new();
+    for (i, (key, what)) in keys.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", theme.dim()));
+        }
+        spans.push(Span::styled(
+            key,
+            theme.focus().add_modifier(ratatui::style::Modifier::BOLD),
+        ));
+        spans.push(Span::raw(format!(" {what}")));
+    }
+    lines.push(Line::from(spans));
+    let more = state.approvals.len() - 1;
+    if more > 0 {
+        lines.push(Line::from(Span::styled(
+            format!("+{more} more waiting"),
+            theme.warning(),
+        )));
+    }
+    lines
+}
+
+/// The full command or path being asked about: the call's input when the state
+/// still has it (the request's summary is cut to one line), else the summary.
+fn subject(ask: &PendingApproval, state: &State) -> String {
+    let input = match ask.agent {
+        AgentId::Main => state
+            .entries
+            .iter()
+            .rev()
+            .take(256)
+            .find_map(|e| match &e.kind {
+                EntryKind::Tool(cell) if cell.call_id == ask.call_id => Some(&cell.input),
+                _ => None,
+            }),
+        AgentId::Sub(_) => state
+            .child(ask.agent)
+            .and_then(|c| c.live.iter().rev().find(|l| l.call_id == ask.call_id))
+            .map(|l| &l.input),
+    };
+    let field = input.and_then(|i| {
+        ["command", "path", "file_path", "pattern"]
+            .iter()
+            .find_map(|k| i.get(*k).and_then(|v| v.as_str()))
+    });
+    match field {
+        Some(text) if !text.trim().is_empty() => text.trim().to_string(),
+        _ => ask.summary.clone(),
+    }
+}

@@ -1,0 +1,220 @@
+//! The budgets block: how full each agent is. The parent's context against the
+//! model window (and how many tokens the children kept out of it), then one row
+//! per running child (finished ones too when there is room) with steps, tokens
+//! and context against their limits. Bars are coloured green, yellow past 75 %
+//! and red past 90 %, and always carry the numbers, so no colour is needed to
+//! read them.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::padded_block;
+use super::text::{cut_spans, line_width, tokens};
+use crate::tui::state::{Child, ChildStatus, State};
+use crate::tui::theme::Theme;
+
+/// Columns of the agent label (`sub-12 `).
+const LABEL: usize = 7;
+/// Widest a bar gets; longer bars say nothing more.
+const MAX_BAR: usize = 24;
+/// Columns of the text around the three bars of a child row.
+const CHILD_TEXT: usize = LABEL + (6 + 1 + 5) + 3 + (7 + 1 + 10) + 3 + (8 + 1 + 10) + MARKER;
+/// Columns of the `✗ max_steps` / `✓ done` marker.
+const MARKER: usize = 14;
+
+/// Child rows the block would like to show.
+pub(super) fn wanted_rows(state: &State) -> u16 {
+    state.children.len().min(u16::MAX as usize) as u16
+}
+
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, rows: u16, theme: &Theme) {
+    let block = padded_block("Budgets", false, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let w = inner.width as usize;
+    let bar = (w.saturating_sub(CHILD_TEXT) / 3).min(MAX_BAR);
+    let buf = frame.buffer_mut();
+    let main = main_row(state, bar, w, theme);
+    buf.set_line(inner.x, inner.y, &main, inner.width);
+    let rows = (rows as usize).min(inner.height as usize - 1);
+    let window = state.info.context_window;
+    for (i, row) in child_rows(state, rows, bar, window, theme)
+        .into_iter()
+        .enumerate()
+    {
+        let line = cut_spans(row.spans, w);
+        buf.set_line(inner.x, inner.y + 1 + i as u16, &line, inner.width);
+    }
+}
+
+/// `main   context ████░░░░ 41k/200k   steps 3` … `kept out of main's context: 15.1k tokens`
+fn main_row(state: &State, bar: usize, w: usize, theme: &Theme) -> Line<'static> {
+    let window = (state.info.context_window > 0).then_some(state.info.context_window);
+    let mut left = vec![Span::styled(format!("{:<LABEL$}", "main"), theme.agent())];
+    left.extend(gauge(
+        "context",
+        state.main.context_tokens,
+        window,
+        bar * 2,
+        10,
+        tokens,
+        theme,
+    ));
+    left.push(Span::styled(
+        format!("   steps {}", state.main.steps),
+        theme.dim(),
+    ));
+    let kept = tokens(state.kept_out_tokens);
+    let long = vec![
+        Span::styled("kept out of main's context: ", theme.dim()),
+        Span::styled(kept.clone(), theme.success()),
+        Span::styled(" tokens", theme.dim()),
+    ];
+    let short = vec![
+        Span::styled("kept out ", theme.dim()),
+        Span::styled(kept, theme.success()),
+    ];
+    let left_w: usize = line_width(&Line::from(left.clone()));
+    for right in [long, short] {
+        let right_w = line_width(&Line::from(right.clone()));
+        if left_w + 3 + right_w <= w {
+            let mut spans = left;
+            spans.push(Span::raw(" ".repeat(w - left_w - right_w)));
+            spans.extend(right);
+            return Line::from(spans);
+        }
+    }
+    cut_spans(left, w)
+}
+
+/// The rows for children: running ones first in importance, then the most
+/// recently finished, shown in the children's order.
+fn child_rows(
+    state: &State,
+    rows: usize,
+    bar: usize,
+    window: u64,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    if rows == 0 {
+        return Vec::new();
+    }
+    let running: Vec<usize> = (0..state.children.len())
+        .filter(|&i| state.children[i].status == ChildStatus::Running)
+        .collect();
+    if running.len() > rows {
+        let mut out: Vec<Line<'static>> = running[..rows - 1]
+            .iter()
+            .map(|&i| child_row(&state.children[i], bar, window, theme))
+            .collect();
+        out.push(Line::from(Span::styled(
+            format!("… +{} more running", running.len() - (rows - 1)),
+            theme.dim(),
+        )));
+        return out;
+    }
+    let mut finished: Vec<usize> = (0..state.children.len())
+        .filter(|&i| state.children[i].status != ChildStatus::Running)
+        .collect();
+    finished.sort_by_key(|&i| std::cmp::Reverse(state.children[i].ended_ms.unwrap_or(0)));
+    finished.truncate(rows - running.len());
+    let mut shown = running;
+    shown.extend(finished);
+    shown.sort_unstable();
+    shown
+        .into_iter()
+        .map(|i| child_row(&state.children[i], bar, window, theme))
+        .collect()
+}
+
+/// `sub-1  steps ███░░ 7/12   tokens ██░░ 9.1k/32k   context █░░░ 4.2k/16k   ✓ done`
+/// A child on the main model without a context budget is measured against the
+/// main model's window, which is its real limit.
+fn child_row(child: &Child, bar: usize, window: u64, theme: &Theme) -> Line<'static> {
+    let context_limit = child
+        .context_budget
+        .or_else(|| (child.model == "main" && window > 0).then_some(window));
+    let mut spans = vec![Span::styled(
+        format!("{:<LABEL$}", child.id.to_string()),
+        theme.agent(),
+    )];
+    let steps = |n: u64| n.to_string();
+    spans.extend(gauge(
+        "steps",
+        u64::from(child.steps),
+        child.max_steps.map(u64::from),
+        bar,
+        5,
+        steps,
+        theme,
+    ));
+    spans.push(Span::raw("   "));
+    spans.extend(gauge(
+        "tokens",
+        child.tokens,
+        child.token_budget,
+        bar,
+        10,
+        tokens,
+        theme,
+    ));
+    spans.push(Span::raw("   "));
+    spans.extend(gauge(
+        "context",
+        child.context_tokens,
+        context_limit,
+        bar,
+        10,
+        tokens,
+        theme,
+    ));
+    match (child.status, child.reason) {
+        (ChildStatus::Running, _) => {}
+        (ChildStatus::Done, _) => spans.push(Span::styled("  ✓ done", theme.success())),
+        (ChildStatus::Failed, reason) => spans.push(Span::styled(
+            format!("  ✗ {}", reason.map_or("failed", |r| r.as_str())),
+            theme.error(),
+        )),
+    }
+    Line::from(spans)
+}
+
+/// `label ████░░░░ value/limit`, the numbers padded to `numbers` columns so
+/// rows line up. Without a limit: no bar, just the value.
+fn gauge(
+    label: &str,
+    value: u64,
+    limit: Option<u64>,
+    bar: usize,
+    numbers: usize,
+    format: fn(u64) -> String,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
+    let mut spans = vec![Span::styled(format!("{label} "), theme.dim())];
+    let Some(limit) = limit.filter(|&l| l > 0) else {
+        if bar > 0 {
+            spans.push(Span::raw(" ".repeat(bar + 1)));
+        }
+        spans.push(Span::raw(format!("{:<numbers$}", format(value))));
+        return spans;
+    };
+    let ratio = value as f64 / limit as f64;
+    let style = theme.gauge(ratio);
+    if bar > 0 {
+        let mut filled = ((ratio.min(1.0) * bar as f64).round() as usize).min(bar);
+        if value > 0 && filled == 0 {
+            filled = 1;
+        }
+        spans.push(Span::styled("█".repeat(filled), style));
+        spans.push(Span::styled("░".repeat(bar - filled), theme.dim()));
+        spans.push(Span::raw(" "));
+    }
+    let text = format!("{}/{}", format(value), format(limit));
+    let number_style = if ratio >= 0.75 { style } else { theme.text() };
+    spans.push(Span::styled(format!("{text:<numbers$}"), number_style));
+    spans
+}

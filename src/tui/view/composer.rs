@@ -1,0 +1,87 @@
+//! The composer: where the next prompt is typed (a tui-textarea). Its title says
+//! what Enter will do: send, or queue while brood works.
+
+use ratatui::Frame;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+
+use super::pane_block;
+use super::text::width;
+use crate::tui::state::State;
+use crate::tui::theme::Theme;
+use crate::tui::ui::{Focus, Ui};
+
+/// The textarea's scroll offset as its widget computes it, kept here because
+/// the widget does not expose it and the terminal cursor must go where the
+/// widget drew the text cursor.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct ComposerScroll {
+    row: usize,
+    col: usize,
+}
+
+pub(super) fn render(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    state: &State,
+    ui: &mut Ui,
+    scroll: &mut ComposerScroll,
+    active: bool,
+    theme: &Theme,
+) {
+    let focused = active && ui.focus == Focus::Composer;
+    let mut title = vec![Span::raw("> ask brood…")];
+    if state.running {
+        title.push(Span::styled(
+            " (Enter queues while brood works)",
+            theme.dim(),
+        ));
+        if !ui.queued.is_empty() {
+            title.push(Span::styled(
+                format!(" · queued: {}", ui.queued.len()),
+                theme.warning(),
+            ));
+        }
+    }
+    let block = pane_block(Line::from(title), focused, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    // The widget's own look follows the theme: its default placeholder colour is
+    // a fixed grey, and its cursor should only show where typing goes.
+    ui.composer.set_placeholder_style(theme.dim());
+    ui.composer.set_selection_style(theme.selected());
+    ui.composer.set_cursor_style(if focused {
+        theme.text().add_modifier(Modifier::REVERSED)
+    } else {
+        theme.text()
+    });
+    frame.render_widget(&ui.composer, inner);
+    let (row, col) = ui.composer.cursor();
+    scroll.row = next_top(scroll.row, row, inner.height as usize);
+    scroll.col = next_top(scroll.col, col, inner.width as usize);
+    if focused {
+        let line = ui.composer.lines().get(row).map_or("", String::as_str);
+        let before: String = line.chars().take(col).collect();
+        let x = width(&before).saturating_sub(scroll.col);
+        let y = row.saturating_sub(scroll.row);
+        let x = inner.x + (x.min(inner.width as usize - 1)) as u16;
+        let y = inner.y + (y.min(inner.height as usize - 1)) as u16;
+        frame.set_cursor_position(Position::new(x, y));
+    }
+}
+
+/// tui-textarea's rule for its viewport: scroll just enough to keep the cursor
+/// in view.
+fn next_top(previous: usize, cursor: usize, len: usize) -> usize {
+    if cursor < previous {
+        cursor
+    } else if previous + len <= cursor {
+        cursor + 1 - len
+    } else {
+        previous
+    }
+}

@@ -1,0 +1,248 @@
+//! The views: pure functions from the session's [`State`] and the keyboard's
+//! [`Ui`] into a ratatui frame. Nothing here reads the clock, the terminal or
+//! the environment while drawing, so a replayed trace draws exactly what the
+//! live session drew, and every screen is a snapshot test.
+//!
+//! Top to bottom: the title line; the conversation (left) beside the subagents
+//! list and the live (or trace) pane (right); the budgets block; the composer;
+//! the status line. Overlays (help, a child's transcript) and the approval
+//! dialog are drawn over that.
+
+mod approval;
+mod budgets;
+mod cells;
+mod composer;
+mod conversation;
+mod heights;
+mod help;
+mod live;
+mod status;
+mod subagents;
+mod text;
+mod title;
+mod trace;
+mod transcript;
+
+#[cfg(test)]
+mod tests;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
+
+use crate::tools::ToolRegistry;
+use crate::tui::state::State;
+use crate::tui::theme::Theme;
+use crate::tui::ui::{Focus, Overlay, Ui};
+
+/// Below this many columns the workbench shows only a notice.
+pub const MIN_WIDTH: u16 = 60;
+/// Below this many rows the workbench shows only a notice.
+pub const MIN_HEIGHT: u16 = 15;
+
+/// What the views keep between frames so a frame lays out only what changed and
+/// what is visible: the conversation's wrapped rows and heights, the open
+/// transcript's rows, and the composer's scroll position.
+///
+/// Cached rows are keyed by entry index and revision, which only mean the same
+/// thing within one `State`: start a new cache when the state is replaced
+/// (a new session, a replay restarted from the beginning).
+pub struct ViewCache {
+    conversation: conversation::ConversationCache,
+    transcript: transcript::TranscriptCache,
+    composer: composer::ComposerScroll,
+    /// Summarizes tool inputs in one line, as everywhere else in brood.
+    tools: ToolRegistry,
+    /// Written `~` in paths.
+    home: Option<String>,
+}
+
+impl Default for ViewCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ViewCache {
+    pub fn new() -> Self {
+        let home = std::env::var_os("HOME")
+            .and_then(|h| h.into_string().ok())
+            .filter(|h| !h.is_empty());
+        ViewCache {
+            conversation: Default::default(),
+            transcript: Default::default(),
+            composer: Default::default(),
+            tools: ToolRegistry::base(),
+            home,
+        }
+    }
+}
+
+/// Draws the whole workbench.
+pub fn render(
+    frame: &mut Frame<'_>,
+    state: &State,
+    ui: &mut Ui,
+    cache: &mut ViewCache,
+    theme: &Theme,
+) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        too_small(frame, area, theme);
+        return;
+    }
+    let layout = Screen::new(area, state, ui);
+    title::render(frame, layout.title, state, cache.home.as_deref(), theme);
+    conversation::render(frame, layout.conversation, state, ui, cache, theme);
+    subagents::render(frame, layout.subagents, state, ui, theme);
+    if ui.show_trace {
+        trace::render(frame, layout.live, state, ui, theme);
+    } else {
+        live::render(frame, layout.live, state, ui, &cache.tools, theme);
+    }
+    budgets::render(frame, layout.budgets, state, layout.budget_rows, theme);
+    let composer_active = ui.overlay.is_none() && state.approvals.is_empty();
+    composer::render(
+        frame,
+        layout.composer,
+        state,
+        ui,
+        &mut cache.composer,
+        composer_active,
+        theme,
+    );
+    status::render(frame, layout.status, state, ui, theme);
+    match ui.overlay {
+        Some(Overlay::Help) => help::render(frame, area, &mut ui.overlay_scroll, theme),
+        Some(Overlay::Transcript(id)) => {
+            transcript::render(frame, area, state, id, ui, cache, theme)
+        }
+        None => {}
+    }
+    if !state.approvals.is_empty() {
+        approval::render(frame, area, state, theme);
+    }
+}
+
+/// Where each part of the screen goes.
+struct Screen {
+    title: Rect,
+    conversation: Rect,
+    subagents: Rect,
+    live: Rect,
+    budgets: Rect,
+    budget_rows: u16,
+    composer: Rect,
+    status: Rect,
+}
+
+impl Screen {
+    /// Splits `area` (at least `MIN_WIDTH` × `MIN_HEIGHT`). Fixed arithmetic
+    /// rather than a constraint solver, so proportions are predictable.
+    fn new(area: Rect, state: &State, ui: &Ui) -> Screen {
+        let h = area.height;
+        let w = area.width;
+        // The main panes keep at least this many rows.
+        const MAIN_MIN: u16 = 8;
+        let composer_lines = ui.composer.lines().len().min(u16::MAX as usize) as u16;
+        let composer_h = composer_lines
+            .saturating_add(2)
+            .clamp(3, 7)
+            .min(h.saturating_sub(2 + 3 + 5).max(3));
+        let wanted_rows = budgets::wanted_rows(state).min(6);
+        let room = h.saturating_sub(2 + composer_h + 3 + MAIN_MIN);
+        let budget_rows = wanted_rows.min(room);
+        let budgets_h = 3 + budget_rows;
+        let main_h = h.saturating_sub(2 + composer_h + budgets_h);
+        let left_w = if w >= 110 { w * 45 / 100 } else { w / 2 };
+        let right_w = w - left_w;
+        let top = area.y + 1;
+        let children = state.children.len().min(u16::MAX as usize) as u16;
+        let list_h = children
+            .saturating_add(2)
+            .clamp(3, (main_h * 45 / 100).max(3))
+            .min(main_h);
+        let row = |y: u16, height: u16| Rect::new(area.x, y, w, height);
+        Screen {
+            title: row(area.y, 1),
+            conversation: Rect::new(area.x, top, left_w, main_h),
+            subagents: Rect::new(area.x + left_w, top, right_w, list_h),
+            live: Rect::new(area.x + left_w, top + list_h, right_w, main_h - list_h),
+            budgets: row(top + main_h, budgets_h),
+            budget_rows,
+            composer: row(top + main_h + budgets_h, composer_h),
+            status: row(area.y + h - 1, 1),
+        }
+    }
+}
+
+/// A pane's bordered block with a column of room inside each border.
+fn padded_block<'a>(title: impl Into<Line<'a>>, focused: bool, theme: &Theme) -> Block<'a> {
+    pane_block(title, focused, theme).padding(Padding::horizontal(1))
+}
+
+/// A pane's bordered block: its title, and a cyan border when it has focus.
+fn pane_block<'a>(title: impl Into<Line<'a>>, focused: bool, theme: &Theme) -> Block<'a> {
+    let mut spans = vec![Span::raw(" ")];
+    spans.extend(title.into().spans);
+    spans.push(Span::raw(" "));
+    let block = Block::bordered().title(Line::from(spans));
+    if focused {
+        block.border_style(theme.focus()).title_style(theme.focus())
+    } else {
+        block
+    }
+}
+
+/// Whether `focus` is the pane the keys act on (no overlay or dialog on top).
+fn has_focus(ui: &Ui, state: &State, focus: Focus) -> bool {
+    ui.focus == focus && ui.overlay.is_none() && state.approvals.is_empty()
+}
+
+/// Assistant text as rows: headings, lists, tables and highlighted code.
+fn markdown(source: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    crate::tui::markdown::render_markdown(source, text::clamp_u16(width), theme)
+}
+
+/// A centred rectangle of at most `width` × `height` inside `area`.
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    )
+}
+
+/// Clears `area` and draws a bordered overlay block in it; returns the inside.
+fn overlay_block(frame: &mut Frame<'_>, area: Rect, block: Block<'_>) -> Rect {
+    frame.render_widget(Clear, area);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
+}
+
+/// The notice shown instead of the workbench on a terminal too small for it.
+fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let message = format!(
+        "terminal too small: {}×{} — brood needs at least {MIN_WIDTH}×{MIN_HEIGHT}",
+        area.width, area.height
+    );
+    let rows = text::wrap_str(&message, area.width as usize);
+    let height = (rows.len().min(area.height as usize)) as u16;
+    let y = area.y + (area.height - height) / 2;
+    let paragraph = Paragraph::new(message)
+        .style(theme.warning())
+        .centered()
+        .wrap(Wrap { trim: true });
+    frame.render_widget(
+        paragraph,
+        Rect::new(area.x, y, area.width, area.height - (y - area.y)),
+    );
+}

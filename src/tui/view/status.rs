@@ -1,0 +1,133 @@
+//! The status line: on the left the keys that matter in the current place, on
+//! the right the one thing worth knowing now, in priority order: a flash
+//! message, a retry countdown, the last error, else running or idle.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::text::{cut, cut_spans, line_width, spinner};
+use crate::event::AgentId;
+use crate::tui::state::State;
+use crate::tui::theme::Theme;
+use crate::tui::ui::{Focus, Overlay, Ui};
+
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &Ui, theme: &Theme) {
+    let w = area.width as usize;
+    let right = right_side(state, ui, theme, w / 2);
+    let right_w = line_width(&right);
+    let left = keys(state, ui, theme);
+    let left = cut_spans(left, w.saturating_sub(right_w + 2));
+    let buf = frame.buffer_mut();
+    buf.set_line(area.x, area.y, &left, area.width);
+    let x = area.x + (w - right_w.min(w)) as u16;
+    buf.set_line(x, area.y, &right, right_w as u16);
+}
+
+/// `key desc · key desc …` for the place the keys act on now.
+fn keys(state: &State, ui: &Ui, theme: &Theme) -> Vec<Span<'static>> {
+    let pairs: &[(&'static str, &'static str)] = if !state.approvals.is_empty() {
+        &[
+            ("y", "allow once"),
+            ("a", "allow for session"),
+            ("n/Esc", "deny"),
+        ]
+    } else {
+        match ui.overlay {
+            Some(Overlay::Help) => &[("Esc", "close")],
+            Some(Overlay::Transcript(_)) => &[
+                ("Esc", "close"),
+                ("↑↓ PgUp PgDn", "scroll"),
+                ("[ ]", "child"),
+            ],
+            None => match ui.focus {
+                Focus::Composer => &[
+                    ("Enter", "send"),
+                    ("Alt+Enter", "newline"),
+                    ("Tab", "focus"),
+                    ("Ctrl-P", "history"),
+                    ("Ctrl-C", "interrupt"),
+                ],
+                Focus::Conversation => &[
+                    ("Tab", "focus"),
+                    ("↑↓", "scroll"),
+                    ("Enter", "expand"),
+                    ("t", "trace"),
+                    ("?", "help"),
+                    ("Ctrl-C", "interrupt"),
+                ],
+                Focus::Subagents => &[
+                    ("Tab", "focus"),
+                    ("[ ]", "child"),
+                    ("Enter", "open child"),
+                    ("a", "all/one"),
+                    ("t", "trace"),
+                    ("?", "help"),
+                    ("Ctrl-C", "interrupt"),
+                ],
+                Focus::Live => &[
+                    ("Tab", "focus"),
+                    ("↑↓", "scroll"),
+                    ("[ ]", "child"),
+                    ("a", "all/one"),
+                    ("t", "trace"),
+                    ("?", "help"),
+                    ("Ctrl-C", "interrupt"),
+                ],
+            },
+        }
+    };
+    let mut spans = Vec::with_capacity(pairs.len() * 3);
+    for (i, (key, what)) in pairs.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", theme.dim()));
+        }
+        spans.push(Span::styled(*key, theme.bold()));
+        spans.push(Span::styled(format!(" {what}"), theme.dim()));
+    }
+    spans
+}
+
+/// The most important news, at most `max` columns.
+fn right_side(state: &State, ui: &Ui, theme: &Theme, max: usize) -> Line<'static> {
+    if let Some(flash) = ui.flash.as_deref() {
+        return Line::from(Span::styled(cut(flash, max), theme.bold()));
+    }
+    if let Some(retry) = &state.retry {
+        let waited = state.now_ms.saturating_sub(retry.at_ms);
+        let left_s = retry.wait_ms.saturating_sub(waited).div_ceil(1000);
+        let mut text = format!(
+            "retrying in {left_s} s ({}/{})",
+            retry.attempt, retry.max_attempts
+        );
+        if retry.agent != AgentId::Main {
+            text.push_str(&format!(" · {}", retry.agent));
+        }
+        return Line::from(Span::styled(cut(&text, max), theme.warning()));
+    }
+    if let Some(error) = state.last_error.as_deref() {
+        let text = format!("✗ {}", error.lines().next().unwrap_or_default());
+        return Line::from(Span::styled(cut(&text, max), theme.error()));
+    }
+    let session = if state.info.session.is_empty() {
+        String::new()
+    } else {
+        format!(" · {}", state.info.session)
+    };
+    let children = state.running_children();
+    let (text, style) = if state.busy() {
+        let mut text = format!("{} running", spinner(ui.spinner));
+        if children > 0 {
+            text.push_str(&format!(
+                " · {children} subagent{}",
+                if children == 1 { "" } else { "s" }
+            ));
+        }
+        (text, theme.focus())
+    } else {
+        ("idle".to_string(), theme.dim())
+    };
+    let mut spans = vec![Span::styled(text, style)];
+    spans.push(Span::styled(session, theme.dim()));
+    cut_spans(spans, max)
+}

@@ -1,0 +1,399 @@
+//! Snapshot tests of every screen, plus checks on the colours that carry
+//! meaning (and their absence under `NO_COLOR`).
+
+mod big;
+mod fixtures;
+mod recorded;
+mod scenes;
+
+use insta::assert_snapshot;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+use serde_json::json;
+
+use crate::event::{EventKind, TerminalReason};
+use crate::tui::state::State;
+use crate::tui::ui::{Focus, LiveMode, Overlay, Ui};
+use fixtures::*;
+use scenes::*;
+
+fn fg_at(buf: &Buffer, needle: &str) -> Color {
+    let (x, y) = find(buf, needle).unwrap_or_else(|| panic!("{needle:?} not on screen"));
+    buf[(x, y)].fg
+}
+
+#[test]
+fn empty_session() {
+    let state = State::new(info());
+    let mut ui = Ui::new();
+    let buf = draw(&state, &mut ui, 100, 24, &color());
+    assert_snapshot!("empty_session", text(&buf));
+    assert_eq!(
+        fg_at(&buf, "> ask brood"),
+        Color::Cyan,
+        "the focused composer is cyan"
+    );
+    assert_eq!(fg_at(&buf, "brood ·"), Color::Magenta);
+}
+
+fn streaming() -> State {
+    let mut s = Script::default();
+    s.user(0, MAIN, "Explain the retry policy.")
+        .request(50, MAIN, 1)
+        .delta(400, MAIN, "Retries use **exponential backoff**:\n\n")
+        .delta(
+            500,
+            MAIN,
+            "- 529 and 503 are retried\n- at most 4 attempts\n\n",
+        )
+        .delta(
+            600,
+            MAIN,
+            "```rust\nlet wait = base * 2u32.pow(attempt);\n```\n\nThe wait is capped",
+        );
+    s.state(700)
+}
+
+#[test]
+fn streaming_answer() {
+    let state = streaming();
+    let mut ui = Ui::new();
+    ui.spinner = 3;
+    let buf = draw(&state, &mut ui, 100, 26, &color());
+    assert_snapshot!("streaming_answer", text(&buf));
+    assert_eq!(fg_at(&buf, "▍"), Color::Magenta, "the stream cursor");
+    assert!(find(&buf, "⠸ running").is_some());
+}
+
+fn tool_cells() -> State {
+    let grep_out = "auth.rs:1:fn login() {}\nauth.rs:9:fn logout() {}\nweb.rs:3:use auth::login;\nweb.rs:8:login(req)?;\nweb.rs:20:// login page\ncli.rs:2:login";
+    let mut s = Script::default();
+    s.user(0, MAIN, "Where is login handled?")
+        .say(800, MAIN, "Let me look.", 5, usage(3_000, 120))
+        .call(
+            800,
+            MAIN,
+            "g1",
+            "grep",
+            json!({"pattern": "login", "path": "src"}),
+        )
+        .result(812, MAIN, "g1", "grep", grep_out, false)
+        .call(800, MAIN, "g2", "grep", json!({"pattern": "fn login"}))
+        .result(1_250, MAIN, "g2", "grep", grep_out, false)
+        .call(800, MAIN, "r1", "bash", json!({"command": "rm auth.rs"}))
+        .deny(801, MAIN, "r1", "rm deletes files")
+        .result(
+            801,
+            MAIN,
+            "r1",
+            "bash",
+            "Permission denied: rm deletes files",
+            true,
+        )
+        .call(800, MAIN, "f1", "read_file", json!({"path": "missing.rs"}))
+        .result(
+            803,
+            MAIN,
+            "f1",
+            "read_file",
+            "no such file: missing.rs",
+            true,
+        )
+        .call(800, MAIN, "l1", "glob", json!({"pattern": "**/*.rs"}))
+        .push(
+            1_300,
+            MAIN,
+            EventKind::HookContinue {
+                text: "tests still fail".into(),
+            },
+        )
+        .push(1_400, MAIN, EventKind::Interrupted {});
+    s.state(2_000)
+}
+
+#[test]
+fn tool_cells_running_done_failed_denied_and_expanded() {
+    let state = tool_cells();
+    let mut ui = Ui::new();
+    ui.focus = Focus::Conversation;
+    ui.expanded.insert("g1".into());
+    let buf = draw(&state, &mut ui, 110, 30, &color());
+    assert_snapshot!("tool_cells", text(&buf));
+    assert_eq!(fg_at(&buf, "✓ grep"), Color::Green);
+    assert_eq!(fg_at(&buf, "✗ bash"), Color::Red);
+    assert_eq!(fg_at(&buf, "denied"), Color::Red);
+    assert_eq!(fg_at(&buf, "✗ read_file"), Color::Red);
+    assert_eq!(
+        fg_at(&buf, "┌ Conversation"),
+        Color::Cyan,
+        "focused pane border"
+    );
+}
+
+#[test]
+fn three_children_in_parallel() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    ui.spinner = 0;
+    let buf = draw(&state, &mut ui, 130, 40, &color());
+    assert_snapshot!("three_children", text(&buf));
+    let (x, y) = find(&buf, "⠋ sub-1").expect("selected row");
+    assert!(
+        buf[(x, y)].modifier.contains(Modifier::REVERSED),
+        "the selected child is reversed"
+    );
+    assert_eq!(buf[(x, y)].fg, Color::Cyan);
+}
+
+#[test]
+fn the_live_pane_ends_with_the_childs_streaming_text() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    ui.selected_child = 2;
+    let buf = draw(&state, &mut ui, 130, 40, &color());
+    assert!(find(&buf, "[sub-3] ✗ bash pytest tests/auth -q → F.F..").is_some());
+    let (x, y) = find(&buf, "expect▍").expect("streaming text");
+    assert!(buf[(x, y)].modifier.contains(Modifier::DIM));
+    assert_eq!(
+        fg_at(&buf, "█████████░"),
+        Color::Green,
+        "sub-1's steps, 7/12"
+    );
+}
+
+#[test]
+fn three_children_all_live() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    ui.live_mode = LiveMode::All;
+    ui.selected_child = 2;
+    ui.focus = Focus::Live;
+    let buf = draw(&state, &mut ui, 130, 40, &color());
+    assert_snapshot!("three_children_all_live", text(&buf));
+}
+
+fn failed_child() -> State {
+    let mut s = three_children();
+    s.call(
+        9_000,
+        sub(3),
+        "c2",
+        "bash",
+        json!({"command": "git push --force"}),
+    )
+    .deny(9_001, sub(3), "c2", "force-push rewrites shared history")
+    .result(
+        9_002,
+        sub(3),
+        "c2",
+        "bash",
+        "Permission denied: force-push rewrites shared history",
+        true,
+    )
+    .end(
+        11_500,
+        3,
+        TerminalReason::MaxSteps,
+        "stopped after 30 steps without an answer",
+        30,
+        usage(20_000, 3_000),
+        10_430,
+    )
+    .result(
+        11_510,
+        MAIN,
+        "t3",
+        "task",
+        "{\"text\":\"sub-3 failed: max_steps\"}",
+        true,
+    );
+    s.state(12_000)
+}
+
+#[test]
+fn a_failed_child() {
+    let state = failed_child();
+    let mut ui = Ui::new();
+    ui.selected_child = 2;
+    ui.focus = Focus::Subagents;
+    let buf = draw(&state, &mut ui, 130, 40, &color());
+    assert_snapshot!("failed_child", text(&buf));
+    assert_eq!(fg_at(&buf, "max_steps"), Color::Red);
+    assert_eq!(fg_at(&buf, "30/30"), Color::Red, "a spent budget is red");
+    assert_eq!(fg_at(&buf, "denied"), Color::Red);
+    assert_eq!(
+        fg_at(&buf, "✗ max_steps"),
+        Color::Red,
+        "the budgets row says it too"
+    );
+}
+
+#[test]
+fn the_approval_dialog_from_a_child() {
+    let state = approval_from_child().state(2_000);
+    let mut ui = Ui::new();
+    let buf = draw(&state, &mut ui, 100, 30, &color());
+    assert_snapshot!("approval_from_child", text(&buf));
+    let (x, y) = find(&buf, "rm -rf build/docs").expect("the command");
+    assert_eq!(buf[(x, y)].fg, Color::Yellow);
+    assert!(buf[(x, y)].modifier.contains(Modifier::BOLD));
+    assert!(find(&buf, "allow \"rm\" for this session").is_some());
+    assert!(find(&buf, "+1 more waiting").is_some());
+}
+
+#[test]
+fn help_overlay() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    ui.overlay = Some(Overlay::Help);
+    let buf = draw(&state, &mut ui, 130, 40, &color());
+    assert_snapshot!("help", text(&buf));
+}
+
+#[test]
+fn trace_pane() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    ui.show_trace = true;
+    let buf = draw(&state, &mut ui, 130, 40, &color());
+    assert_snapshot!("trace_pane", text(&buf));
+    assert!(find(&buf, "×2").is_some(), "folded text deltas are counted");
+}
+
+#[test]
+fn child_transcript_overlay() {
+    let state = failed_child();
+    let mut ui = Ui::new();
+    ui.overlay = Some(Overlay::Transcript(sub(1)));
+    ui.overlay_scroll.to_top();
+    let buf = draw(&state, &mut ui, 100, 30, &color());
+    assert_snapshot!("transcript_sub1", text(&buf));
+    ui.overlay = Some(Overlay::Transcript(sub(3)));
+    let buf = draw(&state, &mut ui, 100, 30, &color());
+    assert_snapshot!("transcript_sub3", text(&buf));
+    assert_eq!(fg_at(&buf, "F.F.."), Color::Red, "an error result is red");
+}
+
+#[test]
+fn too_small_terminals_get_a_notice() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    let buf = draw(&state, &mut ui, 59, 14, &color());
+    assert_snapshot!("too_small_59x14", text(&buf));
+    let buf = draw(&state, &mut ui, 10, 3, &color());
+    assert_snapshot!("too_small_10x3", text(&buf));
+}
+
+#[test]
+fn no_size_panics() {
+    let states = [
+        State::new(info()),
+        failed_child(),
+        approval_from_child().state(2_000),
+    ];
+    for state in &states {
+        for (w, h) in (0..=72).flat_map(|w| (0..=20).map(move |h| (w, h))).chain([
+            (60, 15),
+            (200, 4),
+            (3, 90),
+        ]) {
+            let mut ui = Ui::new();
+            ui.overlay = Some(Overlay::Transcript(sub(3)));
+            draw(state, &mut ui, w, h, &color());
+            let mut ui = Ui::new();
+            ui.overlay = Some(Overlay::Help);
+            ui.show_trace = true;
+            draw(state, &mut ui, w, h, &color());
+        }
+    }
+}
+
+#[test]
+fn no_color_draws_no_colour_anywhere() {
+    let screens: Vec<(State, Ui)> = vec![
+        (State::new(info()), Ui::new()),
+        (streaming(), Ui::new()),
+        (tool_cells(), {
+            let mut ui = Ui::new();
+            ui.expanded.insert("g1".into());
+            ui
+        }),
+        (failed_child(), {
+            let mut ui = Ui::new();
+            ui.focus = Focus::Subagents;
+            ui
+        }),
+        (failed_child(), {
+            let mut ui = Ui::new();
+            ui.show_trace = true;
+            ui.overlay = Some(Overlay::Transcript(sub(3)));
+            ui
+        }),
+        (three_children().state(12_000), {
+            let mut ui = Ui::new();
+            ui.overlay = Some(Overlay::Help);
+            ui
+        }),
+        (approval_from_child().state(2_000), Ui::new()),
+    ];
+    for (state, mut ui) in screens {
+        let buf = draw(&state, &mut ui, 130, 40, &no_color());
+        for cell in &buf.content {
+            assert_eq!(
+                (cell.fg, cell.bg),
+                (Color::Reset, Color::Reset),
+                "at {:?}",
+                cell.symbol()
+            );
+        }
+        // What colour told is still there as glyphs and words.
+        let screen = text(&buf);
+        assert!(!screen.trim().is_empty());
+    }
+    let buf = draw(&failed_child(), &mut Ui::new(), 130, 40, &no_color());
+    let screen = text(&buf);
+    for word in ["✓", "✗", "max_steps", "⠋", "✓ done"] {
+        assert!(screen.contains(word), "{word} without colour");
+    }
+    let (x, y) = find(&buf, "⠋ sub-1").expect("selected row");
+    assert!(
+        buf[(x, y)].modifier.contains(Modifier::REVERSED),
+        "selection without colour"
+    );
+}
+
+#[test]
+fn a_retry_and_an_error_show_on_the_status_line() {
+    let mut s = Script::default();
+    s.user(0, MAIN, "hi").push(
+        1_000,
+        MAIN,
+        EventKind::Retry {
+            attempt: 1,
+            max_attempts: 4,
+            wait_ms: 2_000,
+            reason: "HTTP 529".into(),
+        },
+    );
+    let state = s.state(1_200);
+    let buf = draw(&state, &mut Ui::new(), 100, 20, &color());
+    assert_eq!(fg_at(&buf, "retrying in 2 s (1/4)"), Color::Yellow);
+    s.push(
+        1_300,
+        MAIN,
+        EventKind::Error {
+            message: "overloaded: HTTP 529\nbody".into(),
+        },
+    );
+    let mut state = s.state(1_300);
+    state.retry = None;
+    let buf = draw(&state, &mut Ui::new(), 100, 20, &color());
+    assert_eq!(fg_at(&buf, "✗ overloaded: HTTP 529"), Color::Red);
+    let mut ui = Ui::new();
+    ui.flash = Some("press Ctrl-C again to quit".into());
+    let buf = draw(&state, &mut ui, 100, 20, &color());
+    assert!(
+        find(&buf, "press Ctrl-C again to quit").is_some(),
+        "a flash comes first"
+    );
+}

@@ -1,0 +1,65 @@
+//! The trace pane: the raw event timeline, one row per event (streamed text
+//! folded into one row per run, `×count`), for when the friendly panes hide
+//! the detail you need. Only the visible rows are formatted.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::text::{cut_spans, tokens};
+use super::{has_focus, padded_block};
+use crate::tui::state::{State, TimelineRow};
+use crate::tui::theme::Theme;
+use crate::tui::ui::{Focus, Ui};
+
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &mut Ui, theme: &Theme) {
+    let title = Line::from(vec![
+        Span::raw("Trace"),
+        Span::styled(format!(" · {} events", tokens(state.events)), theme.dim()),
+    ]);
+    let block = padded_block(title, has_focus(ui, state, Focus::Live), theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let height = inner.height as usize;
+    let first = ui.trace.clamp(state.timeline.len(), height);
+    let buf = frame.buffer_mut();
+    for (row, event) in state.timeline.iter().skip(first).take(height).enumerate() {
+        let line = trace_row(event, inner.width as usize, theme);
+        buf.set_line(inner.x, inner.y + row as u16, &line, inner.width);
+    }
+}
+
+/// `   12   +1.4s sub-1  tool_call          grep {"pattern":"login"}`
+fn trace_row(event: &TimelineRow, width_cols: usize, theme: &Theme) -> Line<'static> {
+    let t = event.t_ms;
+    let kind_style = kind_style(event, theme);
+    let mut spans = vec![
+        Span::styled(format!("{:>5} ", event.seq), theme.dim()),
+        Span::styled(
+            format!("{:>7} ", format!("+{}.{}s", t / 1000, (t % 1000) / 100)),
+            theme.dim(),
+        ),
+        Span::styled(format!("{:<6} ", event.agent.to_string()), theme.agent()),
+        Span::styled(format!("{:<19}", event.kind), kind_style),
+    ];
+    if event.count > 1 {
+        spans.push(Span::styled(format!("×{} ", event.count), theme.bold()));
+    }
+    spans.push(Span::raw(event.detail.clone()));
+    cut_spans(spans, width_cols)
+}
+
+/// Errors red, retries and approvals yellow (they are also named by the kind).
+fn kind_style(event: &TimelineRow, theme: &Theme) -> Style {
+    match event.kind {
+        "error" | "interrupted" => theme.error(),
+        "retry" | "approval_requested" => theme.warning(),
+        "tool_result" if event.detail.starts_with('✗') => theme.error(),
+        "subagent_start" | "subagent_end" => theme.bold(),
+        _ => theme.text(),
+    }
+}

@@ -1,0 +1,206 @@
+//! The transcript overlay: everything one child said and did, in full: its
+//! prompt, its messages (markdown), each tool call with its input and the whole
+//! result. The rows are built once per (child, transcript length, width), since
+//! a transcript only grows; the streaming text is added per frame.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
+
+use super::cells::{STREAM_CURSOR, task_summary};
+use super::text::{cut, indent, wrap};
+use super::{ViewCache, markdown, overlay_block};
+use crate::agent::TASK_TOOL;
+use crate::event::AgentId;
+use crate::tools::ToolRegistry;
+use crate::tui::state::{Child, ChildStatus, State, TranscriptItem};
+use crate::tui::theme::Theme;
+use crate::tui::ui::Ui;
+
+/// The rows of the transcript shown last, and what they were built from.
+#[derive(Default)]
+pub(super) struct TranscriptCache {
+    key: Option<(AgentId, usize, usize)>,
+    lines: Vec<Line<'static>>,
+}
+
+pub(super) fn render(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    state: &State,
+    id: AgentId,
+    ui: &mut Ui,
+    cache: &mut ViewCache,
+    theme: &Theme,
+) {
+    // Everything but the title and status lines: a transcript wants the room.
+    let rect = Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(2),
+    );
+    let Some(child) = state.child(id) else {
+        let block = Block::bordered().title(Line::from(format!(" {id} ")));
+        let inner = overlay_block(frame, rect, block);
+        let line = Line::from(Span::styled(
+            format!("{id} is not in this session"),
+            theme.dim(),
+        ));
+        frame
+            .buffer_mut()
+            .set_line(inner.x, inner.y, &line, inner.width);
+        return;
+    };
+    let block = Block::bordered()
+        .title(title(child, rect.width as usize, theme))
+        .title_bottom(
+            Line::from(Span::styled(
+                " Esc close · ↑↓ PgUp PgDn scroll ",
+                theme.dim(),
+            ))
+            .right_aligned(),
+        )
+        .border_style(theme.focus());
+    let inner = overlay_block(frame, rect, block);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let width = inner.width as usize;
+    let key = (id, child.transcript.len(), width);
+    let cached = &mut cache.transcript;
+    if cached.key != Some(key) {
+        cached.lines = lines(child, width, &cache.tools, theme);
+        cached.key = Some(key);
+    }
+    let stream: Vec<Line<'static>> = if child.streaming.is_empty() {
+        Vec::new()
+    } else {
+        let mut rows = markdown(
+            child.streaming.trim_end(),
+            width.saturating_sub(2).max(1),
+            theme,
+        );
+        match rows.last_mut() {
+            Some(last) => last.spans.push(Span::styled(STREAM_CURSOR, theme.agent())),
+            None => rows.push(Line::from(Span::styled(STREAM_CURSOR, theme.agent()))),
+        }
+        indent(rows, vec![Span::raw("  ")], "  ")
+    };
+    let height = inner.height as usize;
+    let total = cached.lines.len() + stream.len();
+    let first = ui.overlay_scroll.clamp(total, height);
+    let buf = frame.buffer_mut();
+    for (row, line) in cached
+        .lines
+        .iter()
+        .chain(stream.iter())
+        .skip(first)
+        .take(height)
+        .enumerate()
+    {
+        buf.set_line(inner.x, inner.y + row as u16, line, inner.width);
+    }
+}
+
+/// ` sub-1 explore · find auth entry points · completed `
+fn title(child: &Child, width: usize, theme: &Theme) -> Line<'static> {
+    let (state, style) = match (child.status, child.reason) {
+        (ChildStatus::Running, _) => ("running", theme.focus()),
+        (ChildStatus::Done, reason) => (reason.map_or("done", |r| r.as_str()), theme.success()),
+        (ChildStatus::Failed, reason) => (reason.map_or("failed", |r| r.as_str()), theme.error()),
+    };
+    let fixed = child.id.to_string().len() + child.profile.len() + state.len() + 12;
+    Line::from(vec![
+        Span::styled(format!(" {}", child.id), theme.agent()),
+        Span::raw(format!(" {} · ", child.profile)),
+        Span::raw(cut(&child.description, width.saturating_sub(fixed).max(4))),
+        Span::raw(" · "),
+        Span::styled(state.to_string(), style),
+        Span::raw(" "),
+    ])
+}
+
+/// All rows of a transcript.
+fn lines(child: &Child, width: usize, tools: &ToolRegistry, theme: &Theme) -> Vec<Line<'static>> {
+    let body = width.saturating_sub(2).max(1);
+    let mut out = Vec::new();
+    for item in &child.transcript {
+        match item {
+            TranscriptItem::Prompt(text) => {
+                out.push(Line::from(Span::styled("prompt", theme.user())));
+                out.extend(indent(
+                    wrap(text.trim_end(), body, theme.text()),
+                    vec![Span::raw("  ")],
+                    "  ",
+                ));
+                out.push(Line::default());
+            }
+            TranscriptItem::Assistant(text) => {
+                out.push(Line::from(Span::styled(
+                    child.id.to_string(),
+                    theme.agent(),
+                )));
+                out.extend(indent(
+                    markdown(text.trim_end(), body, theme),
+                    vec![Span::raw("  ")],
+                    "  ",
+                ));
+                out.push(Line::default());
+            }
+            TranscriptItem::ToolCall { name, input } => {
+                let summary = if name == TASK_TOOL {
+                    task_summary(input)
+                } else {
+                    tools.summarize(name, input)
+                };
+                let call = vec![
+                    Span::styled("→ ", theme.dim()),
+                    Span::styled(format!("{name} "), theme.bold()),
+                    Span::raw(summary),
+                ];
+                out.push(super::text::cut_spans(call, width));
+            }
+            TranscriptItem::ToolResult {
+                name,
+                content,
+                is_error,
+            } => {
+                let (mark, style) = if *is_error {
+                    ("✗ ", theme.error())
+                } else {
+                    ("✓ ", theme.success())
+                };
+                out.push(Line::from(vec![
+                    Span::styled(mark, style),
+                    Span::styled(format!("{name} result"), theme.dim()),
+                ]));
+                let text_style = if *is_error {
+                    theme.error()
+                } else {
+                    theme.dim()
+                };
+                out.extend(indent(
+                    wrap(content.trim_end(), body, text_style),
+                    vec![Span::raw("  ")],
+                    "  ",
+                ));
+                out.push(Line::default());
+            }
+            TranscriptItem::Note(text) => {
+                let style = if text.starts_with("error") {
+                    theme.error()
+                } else {
+                    theme.dim()
+                };
+                out.extend(indent(
+                    wrap(text.trim_end(), body, style),
+                    vec![Span::styled("· ", style)],
+                    "  ",
+                ));
+            }
+        }
+    }
+    out
+}
