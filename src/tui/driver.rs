@@ -126,3 +126,123 @@ fn apply_answer(approver: &ChannelApprover, policy: &Policy, id: u64, answer: Ap
         ApprovalAnswer::Deny => approver.answer(id, false),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::agent::{Hooks, Profile};
+    use crate::event::{AgentId, Event, EventKind, TerminalReason};
+    use crate::model::scripted::ScriptedModel;
+    use crate::session::{SessionOptions, TraceTarget};
+
+    async fn next_matching(
+        rx: &mut mpsc::UnboundedReceiver<Event>,
+        what: impl Fn(&Event) -> bool,
+    ) -> Event {
+        loop {
+            let event = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+                .await
+                .expect("timed out waiting for an event")
+                .expect("bus closed");
+            if what(&event) {
+                return event;
+            }
+        }
+    }
+
+    /// A child waiting for approval holds up only itself: its sibling finishes
+    /// meanwhile, and the answer "allow for the session" lets it go on.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_the_asking_child_waits_for_the_dialog() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("old.log"), "x").unwrap();
+        let script = json!({"agents": {
+            "main": [
+                {"tool_calls": [
+                    {"name": "task", "input": {"prompt": "clean", "description": "clean", "subagent_type": "general"}},
+                    {"name": "task", "input": {"prompt": "read", "description": "read", "subagent_type": "general"}}
+                ]},
+                {"text": "Both done."}
+            ],
+            "sub-1": [
+                {"tool_calls": [{"name": "bash", "input": {"command": "rm old.log"}}]},
+                {"text": "Removed."}
+            ],
+            "sub-2": [
+                {"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}]},
+                {"text": "Listed."}
+            ]
+        }});
+        let approver = Arc::new(ChannelApprover::new());
+        let session = Session::start(SessionOptions {
+            workspace: dir.path().to_path_buf(),
+            model: Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap()),
+            model_name: "scripted".into(),
+            light_model: None,
+            profiles: vec![Profile::general(), Profile::explore()],
+            max_parallel: 4,
+            note: None,
+            trace: TraceTarget::Off,
+            approver: approver.clone(),
+            max_steps: None,
+            hooks: Hooks::default(),
+        })
+        .unwrap();
+        let policy = session.policy().clone();
+        let mut events = session.bus().subscribe();
+        let (ops, op_rx) = mpsc::unbounded_channel();
+        let driver = tokio::spawn(drive(session, op_rx, approver, CancellationToken::new()));
+        ops.send(Op::UserMessage("clean up".into())).unwrap();
+
+        let ask = next_matching(&mut events, |e| {
+            matches!(e.kind, EventKind::ApprovalRequested { .. })
+        })
+        .await;
+        assert_eq!(ask.agent, AgentId::Sub(1));
+        let EventKind::ApprovalRequested { id, .. } = ask.kind else {
+            unreachable!()
+        };
+        // While sub-1 waits, sub-2 runs to its end.
+        let sibling = next_matching(&mut events, |e| {
+            matches!(e.kind, EventKind::SubagentEnd { .. })
+        })
+        .await;
+        assert_eq!(sibling.agent, AgentId::Sub(2));
+        assert!(
+            dir.path().join("old.log").exists(),
+            "nothing ran before the answer"
+        );
+
+        ops.send(Op::Approval {
+            id,
+            answer: ApprovalAnswer::AllowPrefix("rm".into()),
+        })
+        .unwrap();
+        let end = next_matching(&mut events, |e| {
+            e.agent == AgentId::Sub(1) && matches!(e.kind, EventKind::SubagentEnd { .. })
+        })
+        .await;
+        assert!(matches!(
+            end.kind,
+            EventKind::SubagentEnd {
+                reason: TerminalReason::Completed,
+                ..
+            }
+        ));
+        assert!(!dir.path().join("old.log").exists());
+        assert_eq!(policy.allowed_prefixes(), ["rm"]);
+        next_matching(&mut events, |e| {
+            e.agent == AgentId::Main && matches!(e.kind, EventKind::TurnEnd { .. })
+        })
+        .await;
+        ops.send(Op::Quit).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), driver)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+}

@@ -6,6 +6,7 @@ pub mod driver;
 pub mod highlight;
 pub mod keys;
 pub mod markdown;
+pub mod replay;
 pub mod state;
 pub mod terminal;
 pub mod theme;

@@ -109,6 +109,25 @@ impl Scroll {
     }
 }
 
+/// The replay controls' line, shown where the composer is during a replay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayBar {
+    /// Events applied, of `total` loaded so far.
+    pub position: usize,
+    pub total: usize,
+    /// The file is still being read.
+    pub loading: bool,
+    /// Recorded time at the position, and of everything loaded.
+    pub recorded_ms: u64,
+    pub total_ms: u64,
+    pub speed: f64,
+    pub playing: bool,
+    /// Bad lines skipped while loading.
+    pub skipped: usize,
+    /// What is being replayed (file name and format).
+    pub source: String,
+}
+
 /// The keyboard side of the workbench.
 pub struct Ui {
     pub focus: Focus,
@@ -138,6 +157,8 @@ pub struct Ui {
     pub flash: Option<String>,
     /// When Ctrl-C was last pressed: a second press soon after quits.
     pub last_interrupt: Option<std::time::Instant>,
+    /// Set during a replay: the controls replace the composer.
+    pub replay: Option<ReplayBar>,
 }
 
 impl Default for Ui {
@@ -170,6 +191,7 @@ impl Ui {
             spinner: 0,
             flash: None,
             last_interrupt: None,
+            replay: None,
         }
     }
 

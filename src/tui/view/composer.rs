@@ -10,7 +10,7 @@ use super::pane_block;
 use super::text::width;
 use crate::tui::state::State;
 use crate::tui::theme::Theme;
-use crate::tui::ui::{Focus, Ui};
+use crate::tui::ui::{Focus, ReplayBar, Ui};
 
 /// The textarea's scroll offset as its widget computes it, kept here because
 /// the widget does not expose it and the terminal cursor must go where the
@@ -30,6 +30,10 @@ pub(super) fn render(
     active: bool,
     theme: &Theme,
 ) {
+    if let Some(bar) = &ui.replay {
+        replay_bar(frame, area, bar, theme);
+        return;
+    }
     let focused = active && ui.focus == Focus::Composer;
     let mut title = vec![Span::raw("> ask brood…")];
     if state.running {
@@ -71,6 +75,69 @@ pub(super) fn render(
         let x = inner.x + (x.min(inner.width as usize - 1)) as u16;
         let y = inner.y + (y.min(inner.height as usize - 1)) as u16;
         frame.set_cursor_position(Position::new(x, y));
+    }
+}
+
+/// The replay controls: where the replay is, how fast, and the keys.
+fn replay_bar(frame: &mut Frame<'_>, area: Rect, bar: &ReplayBar, theme: &Theme) {
+    let title = Line::from(vec![
+        Span::styled("replay ", theme.focus()),
+        Span::styled(bar.source.clone(), theme.dim()),
+    ]);
+    let block = pane_block(title, false, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let state = if bar.playing {
+        "▶ playing"
+    } else {
+        "⏸ paused"
+    };
+    let mut progress = vec![
+        Span::styled(state, theme.bold()),
+        Span::raw(format!(
+            "  event {} of {}{}",
+            bar.position,
+            bar.total,
+            if bar.loading { " (loading…)" } else { "" }
+        )),
+        Span::raw(format!(
+            "  ·  {} / {}",
+            clock(bar.recorded_ms),
+            clock(bar.total_ms)
+        )),
+        Span::styled(format!("  ·  ×{}", speed(bar.speed)), theme.focus()),
+    ];
+    if bar.skipped > 0 {
+        progress.push(Span::styled(
+            format!("  ·  {} bad lines skipped", bar.skipped),
+            theme.warning(),
+        ));
+    }
+    let buf = frame.buffer_mut();
+    buf.set_line(inner.x, inner.y, &Line::from(progress), inner.width);
+    if inner.height > 1 {
+        let keys = Line::from(Span::styled(
+            "Space play/pause · ←/→ one event · Shift+←/→ subagent start/end · +/- speed · g/G start/end · q quit",
+            theme.dim(),
+        ));
+        buf.set_line(inner.x, inner.y + 1, &keys, inner.width);
+    }
+}
+
+/// `1:02.5` style recorded time.
+fn clock(ms: u64) -> String {
+    let secs = ms / 1000;
+    format!("{}:{:02}.{}", secs / 60, secs % 60, (ms % 1000) / 100)
+}
+
+fn speed(factor: f64) -> String {
+    if factor >= 1.0 {
+        format!("{factor:.0}")
+    } else {
+        format!("{factor}")
     }
 }
 

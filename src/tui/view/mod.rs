@@ -145,7 +145,11 @@ impl Screen {
         let w = area.width;
         // The main panes keep at least this many rows.
         const MAIN_MIN: u16 = 8;
-        let composer_lines = ui.composer.lines().len().min(u16::MAX as usize) as u16;
+        // The replay controls take two lines where the composer would be.
+        let composer_lines = match ui.replay {
+            Some(_) => 2,
+            None => ui.composer.lines().len().min(u16::MAX as usize) as u16,
+        };
         let composer_h = composer_lines
             .saturating_add(2)
             .clamp(3, 7)

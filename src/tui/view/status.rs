@@ -26,7 +26,17 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &Ui, 
 
 /// `key desc · key desc …` for the place the keys act on now.
 fn keys(state: &State, ui: &Ui, theme: &Theme) -> Vec<Span<'static>> {
-    let pairs: &[(&'static str, &'static str)] = if !state.approvals.is_empty() {
+    let pairs: &[(&'static str, &'static str)] = if ui.replay.is_some() && ui.overlay.is_none() {
+        &[
+            ("Space", "play/pause"),
+            ("Tab", "focus"),
+            ("[ ]", "child"),
+            ("Enter", "open child"),
+            ("t", "trace"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
+    } else if !state.approvals.is_empty() {
         &[
             ("y", "allow once"),
             ("a", "allow for session"),

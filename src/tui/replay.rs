@@ -1,0 +1,603 @@
+//! Replay: a recorded event stream re-applied to the same reducer and drawn by the
+//! same views, at its recorded pace or faster, with stepping and seeking. Events
+//! arrive from a loader while the replay already plays, so a huge trace shows its
+//! first frame at once. Going back is fast because the state is checkpointed
+//! every so many events: a seek restores the nearest checkpoint before the target
+//! and applies only the events after it.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event as InputEvent, EventStream, KeyCode, KeyEventKind, KeyModifiers};
+use futures::StreamExt;
+use tokio::sync::mpsc;
+
+use super::keys;
+use super::state::{SessionInfo, State};
+use super::terminal::{self, TerminalError};
+use super::theme::Theme;
+use super::ui::{Focus, ReplayBar, Ui};
+use super::view::{ViewCache, render};
+use crate::event::{Event, EventKind};
+
+/// What the loader sends while it reads a file.
+#[derive(Debug)]
+pub enum Loaded {
+    Event(Box<Event>),
+    /// A line that could not be read, skipped.
+    Skipped {
+        line: usize,
+        error: String,
+    },
+    /// The end of the file; `truncated_tail` when the last line was cut off.
+    Done {
+        truncated_tail: bool,
+    },
+}
+
+/// Playback speeds, slowest to fastest.
+pub const SPEEDS: [f64; 9] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
+/// Events between checkpoints (at first; the spacing doubles to keep their count
+/// bounded on huge traces).
+const CHECKPOINT_EVERY: usize = 5_000;
+const MAX_CHECKPOINTS: usize = 48;
+/// A silence longer than this in the recording plays as this long, so replays
+/// do not sit still while the recorded person was away.
+pub const MAX_GAP_MS: u64 = 3_000;
+
+/// The replay's position and clock, separate from the terminal so it is tested
+/// on its own.
+pub struct Player {
+    events: Vec<Event>,
+    /// Events applied to the state: the position.
+    applied: usize,
+    checkpoints: Vec<(usize, State)>,
+    checkpoint_every: usize,
+    info: SessionInfo,
+    pub playing: bool,
+    speed_index: usize,
+    /// Playback time (recorded milliseconds, gaps capped) reached so far.
+    clock_ms: f64,
+    pub loading: bool,
+    pub skipped: usize,
+    pub truncated_tail: bool,
+}
+
+impl Player {
+    pub fn new(info: SessionInfo) -> Self {
+        Player {
+            events: Vec::new(),
+            applied: 0,
+            checkpoints: vec![(0, State::new(info.clone()))],
+            checkpoint_every: CHECKPOINT_EVERY,
+            info,
+            playing: true,
+            speed_index: 2,
+            clock_ms: 0.0,
+            loading: true,
+            skipped: 0,
+            truncated_tail: false,
+        }
+    }
+
+    pub fn receive(&mut self, loaded: Loaded) {
+        match loaded {
+            Loaded::Event(event) => self.events.push(*event),
+            Loaded::Skipped { .. } => self.skipped += 1,
+            Loaded::Done { truncated_tail } => {
+                self.loading = false;
+                self.truncated_tail = truncated_tail;
+            }
+        }
+    }
+
+    pub fn position(&self) -> usize {
+        self.applied
+    }
+
+    pub fn total(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn speed(&self) -> f64 {
+        SPEEDS[self.speed_index]
+    }
+
+    pub fn faster(&mut self) {
+        self.speed_index = (self.speed_index + 1).min(SPEEDS.len() - 1);
+    }
+
+    pub fn slower(&mut self) {
+        self.speed_index = self.speed_index.saturating_sub(1);
+    }
+
+    /// Recorded time of the current position, and of the whole recording so far.
+    pub fn times(&self) -> (u64, u64) {
+        let first = self.events.first().map_or(0, |e| e.t_ms);
+        let at = match self.applied {
+            0 => first,
+            n => self.events[n - 1].t_ms,
+        };
+        let last = self.events.last().map_or(0, |e| e.t_ms);
+        (at - first, last - first)
+    }
+
+    /// Moves the clock on by `wall` of real time and applies every event now due.
+    /// Returns whether anything was applied.
+    pub fn advance(&mut self, wall: Duration, state: &mut State) -> bool {
+        if !self.playing {
+            return false;
+        }
+        self.clock_ms += wall.as_secs_f64() * 1000.0 * self.speed();
+        let mut changed = false;
+        while self.applied < self.events.len() {
+            let gap = self.gap_before(self.applied);
+            if gap > self.clock_ms {
+                break;
+            }
+            self.clock_ms -= gap;
+            self.apply_next(state);
+            changed = true;
+        }
+        if self.applied == self.events.len() {
+            // Nothing is waiting: the clock must not bank time for events still
+            // loading.
+            self.clock_ms = 0.0;
+            if !self.loading {
+                self.playing = false;
+            }
+        }
+        changed
+    }
+
+    /// Recorded milliseconds between event `index` and the one before (capped).
+    fn gap_before(&self, index: usize) -> f64 {
+        if index == 0 {
+            return 0.0;
+        }
+        let gap = self.events[index]
+            .t_ms
+            .saturating_sub(self.events[index - 1].t_ms);
+        gap.min(MAX_GAP_MS) as f64
+    }
+
+    fn apply_next(&mut self, state: &mut State) {
+        if let Some(event) = self.events.get(self.applied) {
+            state.apply(event);
+            self.applied += 1;
+            self.maybe_checkpoint(state);
+        }
+    }
+
+    fn maybe_checkpoint(&mut self, state: &State) {
+        let last = self.checkpoints.last().map_or(0, |c| c.0);
+        if self.applied < last + self.checkpoint_every {
+            return;
+        }
+        self.checkpoints.push((self.applied, state.clone()));
+        if self.checkpoints.len() > MAX_CHECKPOINTS {
+            // Keep every other one (always the start) and space new ones wider.
+            let mut i = 0;
+            self.checkpoints.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.checkpoint_every *= 2;
+        }
+    }
+
+    /// Puts the state at exactly `target` events applied.
+    pub fn seek(&mut self, target: usize, state: &mut State) {
+        let target = target.min(self.events.len());
+        if target < self.applied {
+            let (at, saved) = self
+                .checkpoints
+                .iter()
+                .rev()
+                .find(|(at, _)| *at <= target)
+                .map(|(at, s)| (*at, s.clone()))
+                .unwrap_or_else(|| (0, State::new(self.info.clone())));
+            *state = saved;
+            self.applied = at;
+        }
+        while self.applied < target {
+            self.apply_next(state);
+        }
+        self.clock_ms = 0.0;
+    }
+
+    /// The index after the next (or before the previous) subagent start or end.
+    pub fn next_subagent_boundary(&self, forward: bool) -> Option<usize> {
+        let is_boundary = |e: &Event| {
+            matches!(
+                e.kind,
+                EventKind::SubagentStart { .. } | EventKind::SubagentEnd { .. }
+            )
+        };
+        if forward {
+            self.events[self.applied..]
+                .iter()
+                .position(is_boundary)
+                .map(|i| self.applied + i + 1)
+        } else {
+            // The boundary we are just past does not count: look before it.
+            let end = self.applied.saturating_sub(1);
+            self.events[..end]
+                .iter()
+                .rposition(is_boundary)
+                .map(|i| i + 1)
+        }
+    }
+
+    pub fn bar(&self, source: &str) -> ReplayBar {
+        let (recorded_ms, total_ms) = self.times();
+        ReplayBar {
+            position: self.applied,
+            total: self.events.len(),
+            loading: self.loading,
+            recorded_ms,
+            total_ms,
+            speed: self.speed(),
+            playing: self.playing,
+            skipped: self.skipped,
+            source: source.to_string(),
+        }
+    }
+}
+
+/// What a replay key did.
+enum ReplayKey {
+    Handled,
+    /// Not a replay key: the panes may use it.
+    Pass,
+    Quit,
+}
+
+fn replay_key(
+    code: KeyCode,
+    modifiers: KeyModifiers,
+    player: &mut Player,
+    state: &mut State,
+) -> ReplayKey {
+    let shift = modifiers.contains(KeyModifiers::SHIFT);
+    match code {
+        KeyCode::Char(' ') => {
+            if !player.playing && player.position() == player.total() && !player.loading {
+                player.seek(0, state);
+            }
+            player.playing = !player.playing;
+        }
+        KeyCode::Right if shift => {
+            if let Some(to) = player.next_subagent_boundary(true) {
+                player.seek(to, state);
+            }
+        }
+        KeyCode::Left if shift => {
+            let to = player.next_subagent_boundary(false).unwrap_or(0);
+            player.seek(to, state);
+        }
+        KeyCode::Right => {
+            player.playing = false;
+            let to = player.position() + 1;
+            player.seek(to, state);
+        }
+        KeyCode::Left => {
+            player.playing = false;
+            let to = player.position().saturating_sub(1);
+            player.seek(to, state);
+        }
+        KeyCode::Char('+') | KeyCode::Char('=') => player.faster(),
+        KeyCode::Char('-') | KeyCode::Char('_') => player.slower(),
+        KeyCode::Char('g') | KeyCode::Home => player.seek(0, state),
+        KeyCode::Char('G') | KeyCode::End => {
+            let end = player.total();
+            player.seek(end, state);
+        }
+        KeyCode::Char('q') => return ReplayKey::Quit,
+        _ => return ReplayKey::Pass,
+    }
+    ReplayKey::Handled
+}
+
+/// How a replay ends early on purpose (benchmarks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayExit {
+    /// Until the user quits.
+    OnQuit,
+    /// Right after the first frame is drawn; the time to it goes to stderr.
+    AfterFirstFrame,
+}
+
+/// Plays `source` in the workbench until the user quits.
+pub async fn run(
+    info: SessionInfo,
+    source_label: String,
+    mut source: mpsc::Receiver<Loaded>,
+    exit: ReplayExit,
+) -> Result<(), TerminalError> {
+    let started = Instant::now();
+    let mut guard = terminal::enter()?;
+    let theme = Theme::from_env();
+    let mut player = Player::new(info.clone());
+    let mut state = State::new(info);
+    let mut ui = Ui::new();
+    ui.focus = Focus::Conversation;
+    let mut cache = ViewCache::new();
+    let mut input = EventStream::new();
+    let mut source_open = true;
+    let mut dirty = true;
+    let mut last_tick = Instant::now();
+    let mut frame_timer = tokio::time::interval(Duration::from_millis(16));
+    frame_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut first_frame = true;
+    loop {
+        if dirty {
+            ui.replay = Some(player.bar(&source_label));
+            guard
+                .terminal
+                .draw(|frame| render(frame, &state, &mut ui, &mut cache, &theme))
+                .map_err(TerminalError::Draw)?;
+            dirty = false;
+            if first_frame {
+                first_frame = false;
+                if exit == ReplayExit::AfterFirstFrame {
+                    drop(guard);
+                    eprintln!("first frame after {} ms", started.elapsed().as_millis());
+                    return Ok(());
+                }
+            }
+        }
+        let animating = player.playing || player.loading || state.busy();
+        tokio::select! {
+            loaded = source.recv(), if source_open => match loaded {
+                Some(loaded) => {
+                    player.receive(loaded);
+                    // Take what is already there without a frame in between.
+                    while let Ok(more) = source.try_recv() {
+                        player.receive(more);
+                    }
+                    dirty = true;
+                }
+                None => {
+                    source_open = false;
+                    player.loading = false;
+                }
+            },
+            input_event = input.next() => {
+                let Some(Ok(input_event)) = input_event else { return Ok(()) };
+                if let InputEvent::Key(key) = &input_event
+                    && key.kind != KeyEventKind::Release
+                    && ui.overlay.is_none()
+                {
+                    let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
+                    if ctrl_c || key.code == KeyCode::Esc && ui.overlay.is_none() && !ui.show_trace {
+                        return Ok(());
+                    }
+                    match replay_key(key.code, key.modifiers, &mut player, &mut state) {
+                        ReplayKey::Quit => return Ok(()),
+                        ReplayKey::Handled => {
+                            cache = ViewCache::new();
+                            dirty = true;
+                            continue;
+                        }
+                        ReplayKey::Pass => {}
+                    }
+                }
+                if ui.focus == Focus::Composer {
+                    ui.focus = Focus::Conversation;
+                }
+                let _ = keys::handle(&input_event, &state, &mut ui, Instant::now());
+                ui.focus = match ui.focus {
+                    Focus::Composer => Focus::Conversation,
+                    other => other,
+                };
+                dirty = true;
+            }
+            _ = frame_timer.tick(), if animating => {
+                let now = Instant::now();
+                let wall = now - last_tick;
+                last_tick = now;
+                let advanced = player.advance(wall, &mut state);
+                if advanced || state.busy() {
+                    ui.spinner = ui.spinner.wrapping_add(1);
+                    dirty = true;
+                }
+            }
+        }
+        if !animating {
+            last_tick = Instant::now();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{AgentId, TerminalReason, Usage};
+
+    fn event(seq: u64, t_ms: u64, agent: AgentId, kind: EventKind) -> Event {
+        Event {
+            seq,
+            t_ms,
+            agent,
+            kind,
+        }
+    }
+
+    fn session(children: u32) -> Vec<Event> {
+        let mut events = vec![event(
+            1,
+            0,
+            AgentId::Main,
+            EventKind::UserMessage { text: "go".into() },
+        )];
+        let mut seq = 1;
+        let mut t = 0;
+        for n in 1..=children {
+            for kind in [
+                EventKind::SubagentStart {
+                    parent: AgentId::Main,
+                    parent_call_id: format!("c{n}"),
+                    profile: "explore".into(),
+                    model: "main".into(),
+                    model_name: "m".into(),
+                    description: format!("part {n}"),
+                    prompt: "p".into(),
+                    max_steps: Some(12),
+                    token_budget: None,
+                    context_budget: None,
+                },
+                EventKind::TextDelta {
+                    text: "thinking".into(),
+                },
+                EventKind::SubagentEnd {
+                    reason: TerminalReason::Completed,
+                    summary: "found".into(),
+                    steps: 1,
+                    tool_usage: Default::default(),
+                    usage: Usage::default(),
+                    elapsed_ms: 10,
+                },
+            ] {
+                seq += 1;
+                t += 100;
+                events.push(event(seq, t, AgentId::Sub(n), kind));
+            }
+        }
+        events
+    }
+
+    fn loaded(events: &[Event]) -> Player {
+        let mut player = Player::new(SessionInfo::default());
+        for e in events {
+            player.receive(Loaded::Event(Box::new(e.clone())));
+        }
+        player.receive(Loaded::Done {
+            truncated_tail: false,
+        });
+        player
+    }
+
+    /// The state after a seek equals the state after applying the same prefix
+    /// from scratch, whichever way the seek went.
+    #[test]
+    fn seeking_back_and_forth_gives_the_same_state_as_a_fresh_apply() {
+        let events = session(4_000);
+        let mut player = loaded(&events);
+        let mut state = State::new(SessionInfo::default());
+        player.seek(events.len(), &mut state);
+        for target in [11_999, 7, 6_000, 0, 12_001, 3] {
+            player.seek(target, &mut state);
+            let mut fresh = State::new(SessionInfo::default());
+            for e in &events[..target] {
+                fresh.apply(e);
+            }
+            assert_eq!(player.position(), target);
+            assert_eq!(state.events, fresh.events, "seek to {target}");
+            assert_eq!(
+                state.children.len(),
+                fresh.children.len(),
+                "seek to {target}"
+            );
+            assert_eq!(state.children, fresh.children, "seek to {target}");
+        }
+        assert!(player.checkpoints.len() <= MAX_CHECKPOINTS + 1);
+    }
+
+    #[test]
+    fn playback_follows_the_recorded_pace_times_the_speed() {
+        let events = session(2); // events every 100 ms
+        let mut player = loaded(&events);
+        let mut state = State::new(SessionInfo::default());
+        player.advance(Duration::from_millis(0), &mut state);
+        assert_eq!(player.position(), 1, "the first event is due at once");
+        player.advance(Duration::from_millis(150), &mut state);
+        assert_eq!(player.position(), 2);
+        player.faster(); // ×2
+        player.advance(Duration::from_millis(100), &mut state);
+        assert_eq!(player.position(), 4);
+        player.playing = false;
+        player.advance(Duration::from_secs(60), &mut state);
+        assert_eq!(player.position(), 4, "paused");
+        player.playing = true;
+        player.advance(Duration::from_secs(60), &mut state);
+        assert_eq!(player.position(), events.len());
+        assert!(!player.playing, "stops at the end");
+    }
+
+    #[test]
+    fn long_silences_are_shortened() {
+        let events = vec![
+            event(
+                1,
+                0,
+                AgentId::Main,
+                EventKind::UserMessage { text: "a".into() },
+            ),
+            event(
+                2,
+                600_000,
+                AgentId::Main,
+                EventKind::TextDelta { text: "b".into() },
+            ),
+        ];
+        let mut player = loaded(&events);
+        let mut state = State::new(SessionInfo::default());
+        player.advance(Duration::from_millis(MAX_GAP_MS + 1), &mut state);
+        assert_eq!(player.position(), 2);
+    }
+
+    #[test]
+    fn keys_step_jump_between_subagents_and_change_speed() {
+        let events = session(3);
+        let mut player = loaded(&events);
+        let mut state = State::new(SessionInfo::default());
+        let press = |code, modifiers, player: &mut Player, state: &mut State| {
+            replay_key(code, modifiers, player, state);
+        };
+        press(KeyCode::Right, KeyModifiers::NONE, &mut player, &mut state);
+        assert_eq!(player.position(), 1);
+        assert!(!player.playing, "stepping pauses");
+        press(KeyCode::Right, KeyModifiers::SHIFT, &mut player, &mut state);
+        assert_eq!(player.position(), 2, "just after sub-1 started");
+        assert_eq!(state.children.len(), 1);
+        press(KeyCode::Right, KeyModifiers::SHIFT, &mut player, &mut state);
+        assert_eq!(player.position(), 4, "just after sub-1 ended");
+        press(KeyCode::Left, KeyModifiers::SHIFT, &mut player, &mut state);
+        assert_eq!(player.position(), 2, "back to sub-1's start");
+        press(KeyCode::Left, KeyModifiers::NONE, &mut player, &mut state);
+        assert_eq!(player.position(), 1);
+        assert!(state.children.is_empty());
+        press(
+            KeyCode::Char('G'),
+            KeyModifiers::NONE,
+            &mut player,
+            &mut state,
+        );
+        assert_eq!(player.position(), events.len());
+        press(
+            KeyCode::Char('g'),
+            KeyModifiers::NONE,
+            &mut player,
+            &mut state,
+        );
+        assert_eq!(player.position(), 0);
+        for _ in 0..20 {
+            press(
+                KeyCode::Char('+'),
+                KeyModifiers::NONE,
+                &mut player,
+                &mut state,
+            );
+        }
+        assert_eq!(player.speed(), 64.0);
+        for _ in 0..20 {
+            press(
+                KeyCode::Char('-'),
+                KeyModifiers::NONE,
+                &mut player,
+                &mut state,
+            );
+        }
+        assert_eq!(player.speed(), 0.25);
+    }
+}
