@@ -32,6 +32,9 @@ use crate::event::{AgentId, Usage};
 /// The pause between streamed words at speed 1: slow enough to watch, fast
 /// enough not to bore.
 const BASE_PAUSE: Duration = Duration::from_millis(25);
+/// A reply waits this many word pauses before it starts (0.6 s at speed 1).
+const THINK_PAUSES: u32 = 24;
+
 /// At this speed or above there is no pause at all.
 const INSTANT_SPEED: f64 = 1000.0;
 /// Speeds below this are raised to it, so a tiny speed cannot stall a demo for
@@ -63,6 +66,18 @@ impl OfflineModel {
     }
 
     /// Sends `text` to `sink` word by word, pausing between words.
+    /// A pause before each reply, as a model takes before its first token, so a
+    /// person watching sees each child's steps one by one.
+    async fn think(&self, cancel: &CancellationToken) -> Result<(), ModelError> {
+        let Some(pause) = self.pause else {
+            return Ok(());
+        };
+        tokio::select! {
+            _ = cancel.cancelled() => Err(ModelError::Cancelled),
+            _ = tokio::time::sleep(pause * THINK_PAUSES) => Ok(()),
+        }
+    }
+
     async fn stream(
         &self,
         text: &str,
@@ -149,6 +164,7 @@ impl Model for OfflineModel {
             AgentId::Main => parent::respond(request),
             AgentId::Sub(_) => child::respond(request),
         };
+        self.think(cancel).await?;
         self.stream(&reply.text, sink, cancel).await?;
         Ok(response(request, reply))
     }

@@ -183,7 +183,8 @@ fn section(report: &ChildReport) -> String {
         }
     }
     if !report.provenance.is_empty() {
-        out.push_str(&format!("*{}*\n", report.provenance));
+        // A blank line first, or markdown would fold it into the last list item.
+        out.push_str(&format!("\n*{}*\n", report.provenance));
     }
     out
 }

@@ -36,6 +36,21 @@ const GENERIC_WORDS: &[&str] = &[
     "code", "codebase", "defined", "explain", "file", "find", "handle", "handled", "handles",
     "handling", "happen", "happens", "implemented", "located", "look", "please", "project", "repo",
     "repository", "show", "tell", "used", "using", "work", "working", "works", "workspace",
+    "point", "loaded", "load", "loading",
+];
+
+/// Question words and what code calls them: "where is the entry point" is
+/// answered by `main`, "configuration" by `config` (which also matches the long
+/// form).
+const ALIASES: &[(&str, &str)] = &[
+    ("entry", "main"),
+    ("entrypoint", "main"),
+    ("configuration", "config"),
+    ("configure", "config"),
+    ("settings", "config"),
+    ("authentication", "auth"),
+    ("authorization", "auth"),
+    ("login", "login"),
 ];
 
 /// Where a question is cut into parts. Matched case-insensitively.
@@ -74,6 +89,10 @@ pub(super) fn keywords(text: &str) -> Vec<String> {
             continue;
         }
         let word = singular(&word);
+        let word = ALIASES
+            .iter()
+            .find(|(from, _)| *from == word)
+            .map_or(word, |(_, to)| to.to_string());
         if is_ignored(&word) || out.contains(&word) {
             continue;
         }
