@@ -86,6 +86,7 @@ fn demo_explores_the_folder_with_parallel_children_and_real_evidence() {
     let evidence: Vec<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("- "))
+        .map(|l| l.trim().trim_matches('`'))
         .filter(|l| l.contains(".rs:"))
         .collect();
     assert!(!evidence.is_empty(), "{text}");

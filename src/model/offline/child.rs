@@ -279,8 +279,8 @@ fn found(keywords: &[String], report: &GrepReport) -> Value {
     let top = files.first().map_or("", |f| f.path);
     let top_hits = files.first().map_or(0, |f| f.hits.len());
     let place = match file_count {
-        1 => format!("in 1 file, {top}"),
-        n => format!("in {n} files; most in {top} ({top_hits})"),
+        1 => format!("in 1 file, `{top}`"),
+        n => format!("in {n} files; most in `{top}` ({top_hits})"),
     };
     let summary = format!(
         "Found {} for {} {place}.",
@@ -406,7 +406,7 @@ mod tests {
         let answer = found(&["auth".to_string(), "zebra".to_string()], &report);
         assert_eq!(
             answer["summary"],
-            "Found 17 matches for auth, zebra in 4 files; most in z.rs (10)."
+            "Found 17 matches for auth, zebra in 4 files; most in `z.rs` (10)."
         );
         let unresolved = answer["unresolved_questions"][0]
             .as_str()

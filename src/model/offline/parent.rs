@@ -172,7 +172,7 @@ fn section(report: &ChildReport) -> String {
             out.push_str(summary.trim());
             out.push('\n');
             for location in evidence {
-                out.push_str(&format!("- {location}\n"));
+                out.push_str(&format!("- `{location}`\n"));
             }
         }
         Outcome::Failed { reason } => {

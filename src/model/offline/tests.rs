@@ -200,7 +200,7 @@ async fn parent_answer_reports_evidence_and_failures_without_inventing() {
     assert!(auth.contains("### Where is auth handled"), "{text}");
     assert!(auth.contains("in 1 file, src/auth.rs"), "{text}");
     assert!(
-        auth.contains("- src/auth.rs:3\n") && auth.contains("- src/auth.rs:20"),
+        auth.contains("- `src/auth.rs:3`\n") && auth.contains("- `src/auth.rs:20`"),
         "{text}"
     );
     assert!(
@@ -366,7 +366,7 @@ async fn child_explores_a_real_workspace_through_the_agent_loop() {
     assert_eq!(answer["status"], "completed");
     assert_eq!(
         answer["summary"],
-        "Found 6 matches for auth, token, zebra in 3 files; most in src/auth.rs (3)."
+        "Found 6 matches for auth, token, zebra in 3 files; most in `src/auth.rs` (3)."
     );
     let findings = strings(&answer["findings"]);
     assert_eq!(findings.len(), 3);
@@ -524,16 +524,18 @@ async fn a_question_is_answered_end_to_end_through_a_real_session() {
     println!("{text}");
     assert!(text.contains("2 subagents' summaries"), "{text}");
     assert!(
-        text.contains("### Where is auth handled\nFound 1 match for auth in 1 file, src/auth.rs."),
-        "{text}"
-    );
-    assert!(text.contains("- src/auth.rs:2"), "{text}");
-    assert!(
         text.contains(
-            "### How do tokens refresh\nFound 1 match for token, refresh in 1 file, src/session.rs."
+            "### Where is auth handled\nFound 1 match for auth in 1 file, `src/auth.rs`."
         ),
         "{text}"
     );
-    assert!(text.contains("- src/session.rs:1"), "{text}");
+    assert!(text.contains("- `src/auth.rs:2`"), "{text}");
+    assert!(
+        text.contains(
+            "### How do tokens refresh\nFound 1 match for token, refresh in 1 file, `src/session.rs`."
+        ),
+        "{text}"
+    );
+    assert!(text.contains("- `src/session.rs:1`"), "{text}");
     assert!(!text.contains("Failed"), "{text}");
 }

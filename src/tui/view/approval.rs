@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 
-use super::text::{indent, wrap, wrap_str};
+use super::text::{indent, wrap_str};
 use super::{centered, overlay_block};
 use crate::event::AgentId;
 use crate::policy::command_prefix;
@@ -86,10 +86,11 @@ fn dialog_lines(
     );
     lines.push(Line::default());
     lines.extend(indent(
-        wrap(
+        // Reasons quote commands in backticks: render them as inline code.
+        crate::tui::markdown::render_markdown(
             ask.reason.trim(),
-            body.saturating_sub(5).max(1),
-            theme.text(),
+            body.saturating_sub(5).max(1) as u16,
+            theme,
         ),
         vec![Span::styled("why  ", theme.dim())],
         "     ",

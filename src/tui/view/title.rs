@@ -20,12 +20,18 @@ pub(super) fn render(
     let total = area.width as usize;
     let sep = || Span::styled(" · ", theme.dim());
     let mut left = vec![Span::styled("brood", theme.agent())];
-    let model = [info.provider.as_str(), info.model.as_str()]
-        .iter()
-        .filter(|s| !s.is_empty())
-        .copied()
-        .collect::<Vec<_>>()
-        .join(" ");
+    // `offline offline` says nothing twice: a model named like its provider
+    // shows once.
+    let same = info.model == info.provider;
+    let model = [
+        info.provider.as_str(),
+        if same { "" } else { info.model.as_str() },
+    ]
+    .iter()
+    .filter(|s| !s.is_empty())
+    .copied()
+    .collect::<Vec<_>>()
+    .join(" ");
     if !model.is_empty() {
         left.push(sep());
         left.push(Span::raw(model));

@@ -1,0 +1,392 @@
+#!/usr/bin/env bash
+# Screenshots of the real brood binary in a real terminal, for the README.
+#
+#   screenshots/make.sh            # re-runnable; rewrites screenshots/*.png
+#
+# brood runs inside a detached tmux session of a fixed size, in a scratch HOME
+# with a small sample project; `tmux capture-pane -e` takes the screen with its
+# colours at the right moments and screenshots/ansi_to_png.py draws each capture
+# as a PNG. Everything comes from Debian packages (tmux, python3-pil,
+# fonts-dejavu-core, fonts-dejavu-extra), installed here when missing.
+#
+# Environment: BROOD=path/to/brood skips `cargo build`; FONT_SIZE (default 30,
+# i.e. 2x, so the text stays crisp when GitHub scales the picture down);
+# WAIT_SECS (default 120) bounds every wait; KEEP_WORK=1 keeps the scratch folder.
+set -euo pipefail
+export LC_ALL=C.UTF-8 # grep and sed below match braille and box-drawing characters
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$HERE")
+COLS=140
+ROWS=42
+FONT_SIZE=${FONT_SIZE:-30}
+WAIT_SECS=${WAIT_SECS:-120}
+PY=/usr/bin/python3 # Debian's python: the one python3-pil is installed for
+FONT=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
+SPINNER='[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]' # brood's spinner frames (src/tui/ui.rs)
+
+die() {
+	echo "make.sh: $*" >&2
+	exit 1
+}
+
+# --- 1. Tools: install what is missing, with one apt-get update. -------------
+missing=()
+command -v tmux >/dev/null || missing+=(tmux)
+{ [ -x "$PY" ] && "$PY" -c 'import PIL' 2>/dev/null; } || missing+=(python3 python3-pil)
+[ -f "$FONT" ] || missing+=(fonts-dejavu-core)
+[ -f "${FONT%.ttf}-Oblique.ttf" ] || missing+=(fonts-dejavu-extra) # italics (markdown emphasis)
+if ((${#missing[@]})); then
+	sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	echo "installing ${missing[*]}"
+	"${sudo[@]}" apt-get update -qq || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" ||
+		die "apt-get install ${missing[*]} failed"
+fi
+
+# --- 2. brood: a debug build is enough for pictures and shares target/. -------
+if [ -z "${BROOD:-}" ]; then
+	echo "building brood (cargo build)"
+	(cd "$ROOT" && cargo build --quiet) || die "cargo build failed"
+	BROOD=$ROOT/target/debug/brood
+fi
+[ -x "$BROOD" ] || die "no brood binary at $BROOD"
+
+# --- 3. A scratch HOME holding a small sample project. -----------------------
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/brood-shots.XXXXXX")
+SOCK=brood-shots-$$ # a tmux server of our own: the user's sessions are untouched
+cleanup() {
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	if [ -n "${KEEP_WORK:-}" ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+HOME_DIR=$WORK/home
+PROJECT=$HOME_DIR/tally # shown as ~/tally in the title bar
+mkdir -p "$PROJECT/tally" "$PROJECT/tests" "$PROJECT/build"
+
+# The demo's children grep for the question's words (entry point, configuration
+# loaded, errors), so the files say those things the way real code does.
+cat >"$PROJECT/README.md" <<'EOF'
+# tally
+
+A small invoice service: an HTTP API over a SQLite ledger.
+
+    pip install -e . && tally --config tally.toml
+EOF
+cat >"$PROJECT/pyproject.toml" <<'EOF'
+[project]
+name = "tally"
+version = "0.4.1"
+requires-python = ">=3.11"
+
+# The console entry point: `tally` runs tally.cli:main.
+[project.scripts]
+tally = "tally.cli:main"
+EOF
+cat >"$PROJECT/tally.toml" <<'EOF'
+[server]
+host = "127.0.0.1"
+port = 8080
+
+[database]
+path = "tally.db"
+EOF
+: >"$PROJECT/tally/__init__.py"
+cat >"$PROJECT/tally/cli.py" <<'EOF'
+"""Entry point: parse arguments, load the configuration, serve until stopped."""
+
+import argparse
+import logging
+import sys
+
+from .config import load_config
+from .errors import ConfigError, TallyError
+from .server import serve
+
+log = logging.getLogger("tally")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="tally")
+    parser.add_argument("--config", default="tally.toml")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO)
+    try:
+        config = load_config(args.config)
+    except ConfigError as err:
+        log.error("bad configuration: %s", err)
+        return 2
+    try:
+        serve(config)
+    except TallyError as err:
+        log.error("tally stopped: %s", err)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+EOF
+cat >"$PROJECT/tally/config.py" <<'EOF'
+"""Configuration is loaded from a TOML file, then overridden by TALLY_* variables."""
+
+import os
+import tomllib
+from dataclasses import dataclass
+
+from .errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str
+    port: int
+    database: str
+
+
+def load_config(path):
+    """Returns the loaded configuration; raises ConfigError naming the bad key."""
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: {err}") from None
+    server = raw.get("server", {})
+    port = os.environ.get("TALLY_PORT", server.get("port", 8080))
+    if not str(port).isdigit():
+        raise ConfigError(f"server.port must be a number, not {port!r}")
+    return Config(
+        host=os.environ.get("TALLY_HOST", server.get("host", "127.0.0.1")),
+        port=int(port),
+        database=raw.get("database", {}).get("path", "tally.db"),
+    )
+EOF
+cat >"$PROJECT/tally/errors.py" <<'EOF'
+"""Every error tally raises on purpose, and how each becomes an HTTP response."""
+
+
+class TallyError(Exception):
+    status = 500
+
+
+class ConfigError(TallyError):
+    """The configuration file or environment is wrong; raised before serving."""
+
+
+class NotFound(TallyError):
+    status = 404
+
+
+class InvalidInvoice(TallyError):
+    status = 422
+
+
+def error_response(err):
+    """Maps an error to (status, body); unexpected errors hide their details."""
+    if isinstance(err, TallyError):
+        return err.status, {"error": str(err)}
+    return 500, {"error": "internal error"}
+EOF
+cat >"$PROJECT/tally/server.py" <<'EOF'
+"""The HTTP API: one handler, errors turned into JSON by errors.error_response."""
+
+import json
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from .errors import NotFound, error_response
+from .store import Ledger
+
+
+def serve(config):
+    ledger = Ledger(config.database)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            try:
+                invoice = ledger.get(self.path.rsplit("/", 1)[-1])
+                if invoice is None:
+                    raise NotFound(f"no invoice at {self.path}")
+                self.reply(200, invoice)
+            except Exception as err:  # every error becomes a JSON response
+                self.reply(*error_response(err))
+
+        def reply(self, status, body):
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(json.dumps(body).encode())
+
+    ThreadingHTTPServer((config.host, config.port), Handler).serve_forever()
+EOF
+cat >"$PROJECT/tally/store.py" <<'EOF'
+"""The ledger: invoices in SQLite."""
+
+import sqlite3
+
+
+class Ledger:
+    def __init__(self, path):
+        self.db = sqlite3.connect(path, check_same_thread=False)
+        self.db.execute("CREATE TABLE IF NOT EXISTS invoices (id TEXT PRIMARY KEY, total INTEGER)")
+
+    def get(self, invoice_id):
+        row = self.db.execute("SELECT id, total FROM invoices WHERE id = ?", (invoice_id,)).fetchone()
+        return None if row is None else {"id": row[0], "total": row[1]}
+EOF
+cat >"$PROJECT/tests/test_config.py" <<'EOF'
+import pytest
+
+from tally.config import load_config
+from tally.errors import ConfigError
+
+
+def test_missing_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError):
+        load_config(tmp_path / "nope.toml")
+EOF
+# Build output (binary, so the demo's grep skips it) for the approval scene to
+# (not) delete.
+tar -czf "$PROJECT/build/tally-0.4.1.tar.gz" -C "$PROJECT" tally pyproject.toml
+cp "$PROJECT/build/tally-0.4.1.tar.gz" "$PROJECT/build/tally-0.4.1-py3-none-any.whl"
+
+# The scripted model for the approval scene: the parent delegates to a general
+# child, which looks at build/ and then asks to delete it.
+cat >"$WORK/approval.json" <<'EOF'
+{"agents": {
+  "main": [
+    {"text": "I'll hand the cleanup to a general subagent.", "tool_calls": [{"name": "task", "input": {
+      "prompt": "Delete the build output in build/ and say what was removed.",
+      "description": "clean the build output", "subagent_type": "general"}}]},
+    {"text": "The cleanup was declined, so `build/` is still there."}
+  ],
+  "sub-1": [
+    {"text": "Let me see what is in build/ first.", "tool_calls": [{"name": "bash", "input": {"command": "ls -l build"}}]},
+    {"text": "Removing the build output.", "tool_calls": [{"name": "bash", "input": {"command": "rm -rf build/"}}]},
+    {"text": "The user declined `rm -rf build/`; nothing was removed."}
+  ]
+}}
+EOF
+
+# --- 4. Driving brood in tmux. ------------------------------------------------
+cat >"$WORK/tmux.conf" <<'EOF'
+set -g status off
+# A brood that exits early leaves its last screen (and error) to capture.
+set -g remain-on-exit on
+EOF
+
+# start ARGS...: brood ARGS in a fresh session, in the sample project, with a
+# clean environment (no API keys, the scratch HOME for config, traces and logs).
+# A shell around brood prints its exit status on the pane when it ends (tmux's
+# own #{pane_dead_status} is not reliable here).
+start() {
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	tmux -L "$SOCK" -u -f "$WORK/tmux.conf" new-session -d -s shot -x "$COLS" -y "$ROWS" -c "$PROJECT" \
+		env -i PATH=/usr/bin:/bin HOME="$HOME_DIR" XDG_CONFIG_HOME="$HOME_DIR/.config" \
+		XDG_DATA_HOME="$HOME_DIR/.local/share" XDG_CACHE_HOME="$HOME_DIR/.cache" \
+		TERM=xterm-256color LANG=C.UTF-8 \
+		sh -c '"$@"; printf "\nbrood exited with status %s\n" "$?"' sh "$BROOD" "$@"
+	local size
+	size=$(tmux -L "$SOCK" display-message -p -t shot '#{pane_width}x#{pane_height}')
+	[ "$size" = "${COLS}x${ROWS}" ] || die "tmux pane is $size, expected ${COLS}x${ROWS}"
+}
+keys() { tmux -L "$SOCK" send-keys -t shot "$@"; }
+dead() { [ "$(tmux -L "$SOCK" display-message -p -t shot '#{pane_dead}')" = 1 ]; }
+
+# SCREEN (with colours) and PLAIN (without) hold the latest capture.
+snap() {
+	SCREEN=$(tmux -L "$SOCK" capture-pane -e -p -t shot)
+	# shellcheck disable=SC2001 # a regex, which ${var//…} cannot express
+	PLAIN=$(sed 's/\x1b\[[0-9;:]*m//g' <<<"$SCREEN")
+}
+
+# wait_for WHAT TEST: polls the screen until the function TEST accepts it twice,
+# 0.15 s apart (ratatui writes a frame in pieces; the second look makes a
+# half-drawn frame unlikely). Times out with the last screen shown.
+wait_for() {
+	local what=$1 test=$2 deadline=$((SECONDS + WAIT_SECS)) ended
+	while :; do
+		ended=0
+		dead && ended=1 # checked before the capture, so that capture is the final screen
+		snap
+		if "$test"; then
+			sleep 0.15
+			snap
+			"$test" && return 0
+		fi
+		if ((ended)); then
+			printf '%s\n' "$PLAIN" >&2
+			die "brood exited while waiting for $what (its last screen is above)"
+		fi
+		if ((SECONDS >= deadline)); then
+			printf '%s\n' "$PLAIN" >&2
+			die "timed out after ${WAIT_SECS}s waiting for $what (the last screen is above)"
+		fi
+		sleep 0.1
+	done
+}
+
+count() { grep -o -- "$1" <<<"$PLAIN" | wc -l; }
+# Two or more children with a spinner in the Subagents list, and the live pane
+# showing at least three of their tool calls.
+children_running() { (($(count "$SPINNER sub-[0-9]") >= 2 && $(count '\[sub-[0-9]*\]') >= 3)); }
+# The status bar (last line) says idle: the turn has ended.
+idle() { tail -n 1 <<<"$PLAIN" | grep -q ' idle '; }
+composer_ready() { grep -q 'ask brood' <<<"$PLAIN" && idle; }
+help_open() { grep -q ' Keys ' <<<"$PLAIN" && grep -q 'Approval dialog' <<<"$PLAIN"; }
+help_closed() { ! grep -q 'Approval dialog' <<<"$PLAIN"; }
+approval_open() { grep -q 'approval needed' <<<"$PLAIN" && grep -q 'allow' <<<"$PLAIN"; }
+declined() { idle && grep -q 'still there' <<<"$PLAIN"; }
+exited() { grep -q 'brood exited with status' <<<"$PLAIN"; }
+
+WROTE=()
+# shot NAME: the latest capture as screenshots/NAME.png.
+shot() {
+	printf '%s\n' "$SCREEN" >"$WORK/$1.ans"
+	"$PY" "$HERE/ansi_to_png.py" --cols "$COLS" --rows "$ROWS" --size "$FONT_SIZE" \
+		"$WORK/$1.ans" "$WORK/$1.png" || die "could not render $1.png"
+	mv "$WORK/$1.png" "$HERE/$1.png"
+	WROTE+=("$HERE/$1.png")
+}
+
+# quit: Ctrl-D on the empty composer, then check brood exited cleanly.
+quit() {
+	keys C-d
+	wait_for "brood to quit" exited
+	grep -q 'brood exited with status 0' <<<"$PLAIN" || {
+		printf '%s\n' "$PLAIN" >&2
+		die "brood did not exit cleanly (its last output is above)"
+	}
+}
+
+# --- 5. The scenes. -----------------------------------------------------------
+echo "demo: children running, the answer, the help overlay"
+# --speed 0.3 slows the offline driver so the children are caught mid-run.
+start demo --speed 0.3
+wait_for "two running children in the demo" children_running
+shot demo-children-running
+wait_for "the demo to finish" idle
+shot demo-done
+keys '?'
+wait_for "the help overlay" help_open
+shot help
+keys Escape
+wait_for "the help overlay to close" help_closed
+quit
+
+echo "scripted run: the approval dialog"
+start --provider scripted --script "$WORK/approval.json"
+wait_for "the empty workbench" composer_ready
+keys -l 'clean the build output'
+keys Enter
+wait_for "the approval dialog" approval_open
+shot approval
+keys n
+wait_for "the denied run to finish" declined
+quit
+
+printf 'wrote %s\n' "${WROTE[@]}"
