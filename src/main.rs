@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use tokio_util::sync::CancellationToken;
 
-use std::io::IsTerminal;
+use std::io::{BufWriter, IsTerminal, Write};
 
 use brood::agent::{Approver, AutoApprove, DEFAULT_MAX_PARALLEL, Hooks};
 use brood::config::settings::{self, ModelFlags, ProviderKind, Settings};
@@ -20,11 +20,13 @@ use brood::model::offline::OfflineModel;
 use brood::model::openai::OpenAiModel;
 use brood::model::scripted::ScriptedModel;
 use brood::policy::classify_command;
+use brood::replay::PrintFormat;
 use brood::session::{Session, SessionOptions, TraceTarget};
 use brood::tools::ToolRegistry;
-use brood::tui::app;
 use brood::tui::driver::ChannelApprover;
+use brood::tui::replay::ReplayExit;
 use brood::tui::state::SessionInfo;
+use brood::tui::{self, app};
 
 #[derive(Parser)]
 #[command(
@@ -51,12 +53,34 @@ enum Verb {
     /// Watch brood delegate with no key and no network: the offline driver explores
     /// the current folder with a built-in question.
     Demo(DemoArgs),
+    /// Run one tool exactly as a model's call would (schema check and policy
+    /// included) and print the result the model would see. Exit 0 when the tool
+    /// succeeded, 1 when it returned an error.
+    Tool {
+        /// The tool: bash, read_file, write_file, edit_file, glob or grep.
+        name: String,
+        /// Its input as JSON, e.g. '{"pattern": "fn main"}'.
+        input: String,
+        /// The workspace (default: the current folder).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Allow the call if the policy would ask about it.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
     /// Print the policy's decision for one shell command: `allow|ask|deny: reason`.
     CheckCommand {
         /// The command, as words after `--`.
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         command: Vec<String>,
     },
+    /// Replay a saved session in the workbench at its recorded pace, or print it
+    /// (`--print`, `--json`). Reads brood traces, Claude Code session files and
+    /// MyCodeAgent traces.
+    Replay(ReplayArgs),
+    /// List saved sessions, newest first: date, duration, first prompt,
+    /// children, tokens, how each ended and its file.
+    Traces(TracesArgs),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -177,6 +201,42 @@ struct RunArgs {
     prompt: Vec<String>,
 }
 
+#[derive(Args)]
+struct ReplayArgs {
+    /// The session file: a brood trace, a Claude Code session file or a
+    /// MyCodeAgent trace.
+    #[arg(
+        value_name = "FILE",
+        required_unless_present = "last",
+        conflicts_with = "last"
+    )]
+    file: Option<PathBuf>,
+    /// Replay the newest session saved in brood's data folder.
+    #[arg(long)]
+    last: bool,
+    /// Write the session to stdout as `brood run` printed it, instead of
+    /// opening the workbench.
+    #[arg(long)]
+    print: bool,
+    /// Write the session as brood events, one JSON object a line (implies
+    /// `--print`).
+    #[arg(long)]
+    json: bool,
+    /// Quit right after the first frame and print the time to it (benchmarks).
+    #[arg(long, hide = true)]
+    exit_after_first_frame: bool,
+}
+
+#[derive(Args)]
+struct TracesArgs {
+    /// One JSON object per session and line, newest first.
+    #[arg(long)]
+    json: bool,
+    /// The folder to list (default: the traces folder in brood's data folder).
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
@@ -187,7 +247,15 @@ fn main() -> ExitCode {
             println!("{}: {}", verdict.decision, verdict.reason);
             Ok(ExitCode::SUCCESS)
         }
+        Some(Verb::Tool {
+            name,
+            input,
+            cwd,
+            yes,
+        }) => tool(&name, &input, cwd, yes),
         Some(Verb::Run(args)) => headless(&args.model, &args.session, &args.prompt.join(" ")),
+        Some(Verb::Replay(args)) => replay(&args),
+        Some(Verb::Traces(args)) => traces(&args),
         Some(Verb::Demo(args)) => {
             let model = ModelArgs {
                 provider: Some(Provider::Offline),
@@ -349,6 +417,114 @@ fn workbench(
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(app::run(session, approver, info, first_prompt))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `brood replay`: the workbench plays the file while a thread reads it, or
+/// `--print`/`--json` stream it to stdout. Exit 2 when the workbench is wanted
+/// but stdout is not a terminal (a usage error, as from clap).
+fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
+    let path = match &args.file {
+        Some(file) => file.clone(),
+        None => brood::replay::newest_trace(&brood::replay::traces_dir()?)?,
+    };
+    let mut source = brood::replay::open(&path)?;
+    if args.print || args.json {
+        let format = match args.json {
+            true => PrintFormat::Json,
+            false => PrintFormat::Text,
+        };
+        let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        let report = brood::replay::print(&mut source, format, &mut out, &mut std::io::stderr())?;
+        tracing::info!(path = %path.display(), events = report.events, skipped = report.skipped, "replay printed");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !std::io::stdout().is_terminal() {
+        eprintln!(
+            "brood: the replay workbench needs a terminal, and stdout is not one; \
+             use `brood replay --print {0}` for text, or `--json` for events",
+            path.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    for note in source.notes() {
+        tracing::info!(path = %path.display(), "import: {note}");
+    }
+    let info = brood::replay::session_info(&source);
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let label = format!("{name} · {}", source.format());
+    let exit = match args.exit_after_first_frame {
+        true => ReplayExit::AfterFirstFrame,
+        false => ReplayExit::OnQuit,
+    };
+    tracing::info!(path = %path.display(), "replay");
+    let loader = brood::replay::spawn_loader(source);
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(tui::replay::run(info, label, loader.receiver, exit))?;
+    // A read that failed part-way is told after the screen is given back.
+    if loader.handle.is_finished()
+        && let Ok(Err(e)) = loader.handle.join()
+    {
+        return Err(e.into());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `brood traces`: the saved sessions, newest first.
+fn traces(args: &TracesArgs) -> anyhow::Result<ExitCode> {
+    let dir = match &args.dir {
+        Some(dir) => dir.clone(),
+        None => brood::replay::traces_dir()?,
+    };
+    let listing = brood::replay::list_traces(&dir)?;
+    let text = if args.json {
+        let mut lines = String::new();
+        for session in &listing.sessions {
+            lines.push_str(&brood::replay::json_line(session));
+            lines.push('\n');
+        }
+        lines
+    } else if listing.sessions.is_empty() {
+        format!("No saved sessions in {}.\n", dir.display())
+    } else {
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        brood::replay::render_table(&listing.sessions, home.as_deref())
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(e).context("cannot write the listing"),
+    }
+    if !listing.unreadable.is_empty() {
+        eprintln!(
+            "brood: left out {} file(s) that are not brood traces:",
+            listing.unreadable.len()
+        );
+        for (path, why) in &listing.unreadable {
+            eprintln!("  {}: {why}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn tool(name: &str, input: &str, cwd: Option<PathBuf>, yes: bool) -> anyhow::Result<ExitCode> {
+    let workspace = match cwd {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("cannot read the current folder")?,
+    };
+    let approve = if yes {
+        AutoApprove::AllowAll
+    } else {
+        AutoApprove::DenyAll
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let outcome = runtime.block_on(brood::tool_cli::run_tool(&workspace, name, input, approve))?;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{}", outcome.content.trim_end_matches('\n'));
+    Ok(ExitCode::from(u8::from(outcome.is_error)))
 }
 
 /// Logs go to `<data dir>/brood.log`, never to the terminal. Level from

@@ -306,3 +306,37 @@ fn check_command_prints_one_decision_line() {
         assert!(text.starts_with(expected), "{words:?} → {text}");
     }
 }
+
+#[test]
+fn tool_runs_one_call_as_the_model_would_and_exits_by_its_result() {
+    let sb = tour_sandbox();
+    let out = sb.run(&["tool", "grep", r#"{"pattern": "fn \\w+", "path": "src"}"#]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "src/lib.rs:1:fn helper() {}\nsrc/main.rs:1:fn main() {\n"
+    );
+    let out = sb.run(&["tool", "read_file", r#"{"path": "missing.rs"}"#]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("missing.rs"));
+    // The policy applies: an ask is denied unless --yes.
+    let out = sb.run(&["tool", "bash", r#"{"command": "rm -r target"}"#]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "Permission denied by user\n");
+    assert!(sb.workspace().join("target").exists());
+    let out = sb.run(&[
+        "tool",
+        "--yes",
+        "bash",
+        r#"{"command": "rm -r target && echo gone"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(!sb.workspace().join("target").exists());
+    // A write outside the workspace is denied even with --yes.
+    let outside = sb.root.path().join("outside.txt");
+    let input =
+        serde_json::json!({"path": outside.display().to_string(), "content": "x"}).to_string();
+    let out = sb.run(&["tool", "--yes", "write_file", &input]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!outside.exists());
+}

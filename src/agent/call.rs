@@ -16,6 +16,13 @@ use crate::tools::{ToolContext, ToolError};
 pub const DENIED_BY_USER: &str = "Permission denied by user";
 
 impl Agent {
+    /// Runs one tool call exactly as the loop does — look-up, schema check,
+    /// hooks and policy, approval, the tool — and returns what the model would
+    /// read. `brood tool` uses it to show that from the command line.
+    pub async fn call_tool(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutcome {
+        self.execute(call, cancel).await
+    }
+
     pub(super) async fn execute(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutcome {
         self.publish(EventKind::ToolCall {
             call_id: call.id.clone(),

@@ -5,6 +5,7 @@
 //! of such a kill) and reports any other bad line by number.
 
 mod header;
+pub mod import;
 mod reader;
 mod writer;
 

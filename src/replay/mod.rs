@@ -1,0 +1,73 @@
+//! Saved sessions, read back: `brood replay` plays a trace in the workbench or
+//! prints it, and `brood traces` lists the ones in the data folder.
+//!
+//! Everything here streams. A brood trace is read one line at a time and each
+//! event goes straight to its consumer (the printer, or the workbench's loader
+//! channel), so a 100 MB trace starts playing or printing at once and is never
+//! held whole by this module. Foreign transcripts (Claude Code, MyCodeAgent) are
+//! converted into the same events by `trace::import` first; they are small and
+//! need their whole file (and their children's files) to be converted.
+//!
+//! Bad input follows one rule everywhere: a truncated last line (a session
+//! killed mid-write) is accepted silently; any other line that is not an event
+//! is skipped and reported with its line number.
+
+mod brood;
+mod list;
+mod load;
+mod print;
+mod source;
+mod table;
+
+pub use list::{EndState, Listing, TraceSummary, list_traces, newest_trace, summarize};
+pub use load::{Loader, session_info, spawn_loader};
+pub use print::{PrintFormat, PrintReport, print};
+pub use source::{Item, SkippedLine, Source, SourceFormat, open};
+pub use table::{json_line, render_table};
+
+use std::path::PathBuf;
+
+use crate::trace::import::KNOWN_FORMATS;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{path}: no such file")]
+    NotFound { path: PathBuf },
+    #[error("{path} is a folder, not a trace file")]
+    IsDirectory { path: PathBuf },
+    #[error("{path} is empty: there is no session in it")]
+    Empty { path: PathBuf },
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not in a format brood reads ({detail}); brood reads {KNOWN_FORMATS}")]
+    UnknownFormat { path: PathBuf, detail: String },
+    #[error("{path}: line 1 names the brood trace format but is not a valid header: {detail}")]
+    BadHeader { path: PathBuf, detail: String },
+    #[error("no saved sessions in {dir}; run `brood` or `brood run` to record one")]
+    NoTraces { dir: PathBuf },
+    #[error(transparent)]
+    DataDir(#[from] crate::config::ConfigError),
+    #[error("cannot write the output: {0}")]
+    Output(#[source] std::io::Error),
+}
+
+impl ReplayError {
+    pub(crate) fn io(path: &std::path::Path) -> impl Fn(std::io::Error) -> ReplayError + '_ {
+        move |source| ReplayError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Where sessions are saved when no `--trace` is given: `<data dir>/traces`.
+pub fn traces_dir() -> Result<PathBuf, ReplayError> {
+    Ok(crate::config::data_dir()?.join("traces"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,110 @@
+//! `brood replay --print`: a saved session written out the way `brood run`
+//! printed it live (the same [`TextPrinter`] fed the same events), or as brood
+//! event lines with `--json`. One event is read, written and dropped at a time.
+
+use std::io::{ErrorKind, Write};
+
+use super::source::{Item, SkippedLine, Source};
+use super::{ReplayError, SourceFormat};
+use crate::headless::TextPrinter;
+
+/// What `--print` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrintFormat {
+    /// `brood run`'s text.
+    Text,
+    /// One brood event per line, as in a trace without its header.
+    Json,
+}
+
+/// How the printing went.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PrintReport {
+    pub events: usize,
+    pub skipped: usize,
+    pub truncated_tail: bool,
+    /// The reader of the output went away (`| head`): printing stopped early,
+    /// which is not an error.
+    pub closed: bool,
+}
+
+/// Bad lines noted one by one; after that they are only counted, so a file of
+/// garbage does not flood the terminal.
+const MAX_NOTES: usize = 20;
+
+/// Writes every event of `source` to `out` and a note per skipped line (and
+/// their count at the end) to `notes`. `out` should be buffered.
+pub fn print(
+    source: &mut Source,
+    format: PrintFormat,
+    out: &mut impl Write,
+    notes: &mut impl Write,
+) -> Result<PrintReport, ReplayError> {
+    let mut report = PrintReport::default();
+    let mut printer = TextPrinter::new();
+    // Re-emitting a brood line as read is exact (the writer made it with the
+    // same serializer) and saves serializing each event again.
+    let verbatim = source.format() == SourceFormat::Brood;
+    let mut text = Vec::new();
+    for line in source.notes() {
+        let _ = writeln!(notes, "brood: {line}");
+    }
+    while let Some(item) = source.next_item()? {
+        let written = match item {
+            Item::Event(event) => {
+                report.events += 1;
+                match format {
+                    PrintFormat::Text => out.write_all(printer.format(&event).as_bytes()),
+                    PrintFormat::Json => {
+                        text.clear();
+                        match source.raw_line().filter(|_| verbatim) {
+                            Some(raw) => text.extend_from_slice(raw),
+                            None => serde_json::to_writer(&mut text, &event)
+                                .map_err(|e| ReplayError::Output(e.into()))?,
+                        }
+                        text.push(b'\n');
+                        out.write_all(&text)
+                    }
+                }
+            }
+            Item::Skipped(bad) => {
+                report.skipped += 1;
+                note(notes, &bad, report.skipped);
+                Ok(())
+            }
+        };
+        if let Err(e) = written {
+            return match e.kind() {
+                ErrorKind::BrokenPipe => Ok(PrintReport {
+                    closed: true,
+                    ..report
+                }),
+                _ => Err(ReplayError::Output(e)),
+            };
+        }
+    }
+    match out.flush() {
+        Ok(()) => {}
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => report.closed = true,
+        Err(e) => return Err(ReplayError::Output(e)),
+    }
+    report.truncated_tail = source.truncated_tail();
+    if report.skipped > 0 {
+        let lines = if report.skipped == 1 { "line" } else { "lines" };
+        let _ = writeln!(notes, "brood: skipped {} bad {lines}", report.skipped);
+    }
+    Ok(report)
+}
+
+/// `brood: skipped line 12: expected value (column 1)`; stderr problems are not
+/// worth failing the print for.
+fn note(notes: &mut impl Write, bad: &SkippedLine, count: usize) {
+    let _ = match count {
+        n if n <= MAX_NOTES => writeln!(notes, "brood: skipped {bad}"),
+        n if n == MAX_NOTES + 1 => writeln!(
+            notes,
+            "brood: more bad lines are skipped without a note; the count follows at the end"
+        ),
+        _ => Ok(()),
+    };
+}

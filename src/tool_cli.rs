@@ -1,0 +1,141 @@
+//! `brood tool NAME 'JSON'`: one tool call, made exactly as a model's call would
+//! be (schema check, policy, approval, the tool), printing the result the model
+//! would read. It answers "what would the agent see?" and is how the tools are
+//! timed against ripgrep and fd from outside.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{
+    Agent, AutoApprove, DEFAULT_MAX_TOKENS, Hooks, PolicyHook, Profile, ToolOutcome,
+};
+use crate::event::{AgentId, EventBus};
+use crate::model::{Model, ModelError, ModelRequest, ModelResponse, StreamSink, ToolCall};
+use crate::policy::{PermissionMode, Policy, Workspace, WorkspaceError};
+use crate::tools::ToolRegistry;
+
+/// The model of an agent that only ever runs one tool call: it is never asked.
+struct NoModel;
+
+#[async_trait]
+impl Model for NoModel {
+    fn provider(&self) -> &str {
+        "none"
+    }
+
+    async fn complete(
+        &self,
+        _request: &ModelRequest,
+        _sink: &mut dyn StreamSink,
+        _cancel: &CancellationToken,
+    ) -> Result<ModelResponse, ModelError> {
+        Err(ModelError::Script(
+            "`brood tool` runs tools without a model".into(),
+        ))
+    }
+}
+
+/// Runs `name` with `input` (JSON text) in `workspace`. Input that is not JSON
+/// reaches the tool path as the raw text, as a provider hands it over, so the
+/// answer is the one a model would get.
+pub async fn run_tool(
+    workspace: &Path,
+    name: &str,
+    input: &str,
+    approve: AutoApprove,
+) -> Result<ToolOutcome, WorkspaceError> {
+    let workspace = Arc::new(Workspace::new(workspace)?);
+    let profile = Profile::parent(None);
+    let policy = Arc::new(Policy::new(workspace.clone(), PermissionMode::Normal));
+    let agent = Agent {
+        id: AgentId::Main,
+        tools: Agent::tools_for(&profile, &ToolRegistry::base()),
+        profile,
+        model: Arc::new(NoModel),
+        model_name: "none".into(),
+        hooks: Hooks::new(vec![Arc::new(PolicyHook(policy))]),
+        approver: Arc::new(approve),
+        bus: EventBus::new(),
+        workspace,
+        max_tokens: DEFAULT_MAX_TOKENS,
+        approval_ids: Arc::new(AtomicU64::new(0)),
+    };
+    let input = serde_json::from_str(input)
+        .unwrap_or_else(|_| serde_json::Value::String(input.to_string()));
+    let call = ToolCall {
+        id: "cli".into(),
+        name: name.to_string(),
+        input,
+    };
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = cancel.clone();
+    let watcher = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_ctrl_c.cancel();
+        }
+    });
+    let outcome = agent.call_tool(&call, &cancel).await;
+    watcher.abort();
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_call_runs_as_the_model_would_make_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "fn main() {}\n").unwrap();
+        let ok = run_tool(
+            dir.path(),
+            "grep",
+            r#"{"pattern": "fn main"}"#,
+            AutoApprove::DenyAll,
+        )
+        .await
+        .unwrap();
+        assert!(!ok.is_error);
+        assert_eq!(ok.content.trim(), "a.rs:1:fn main() {}");
+        let schema = run_tool(dir.path(), "grep", r#"{"path": "."}"#, AutoApprove::DenyAll)
+            .await
+            .unwrap();
+        assert!(
+            schema.is_error && schema.content.contains("\"pattern\""),
+            "{}",
+            schema.content
+        );
+        let garbled = run_tool(dir.path(), "grep", "{pattern:", AutoApprove::DenyAll)
+            .await
+            .unwrap();
+        assert!(garbled.is_error && garbled.content.contains("not valid JSON"));
+        let asked = run_tool(
+            dir.path(),
+            "bash",
+            r#"{"command": "rm a.rs"}"#,
+            AutoApprove::DenyAll,
+        )
+        .await
+        .unwrap();
+        assert_eq!(asked.content, "Permission denied by user");
+        assert!(dir.path().join("a.rs").exists());
+        let allowed = run_tool(
+            dir.path(),
+            "bash",
+            r#"{"command": "rm a.rs"}"#,
+            AutoApprove::AllowAll,
+        )
+        .await
+        .unwrap();
+        assert!(!allowed.is_error, "{}", allowed.content);
+        assert!(!dir.path().join("a.rs").exists());
+        let unknown = run_tool(dir.path(), "teleport", "{}", AutoApprove::DenyAll)
+            .await
+            .unwrap();
+        assert!(unknown.is_error && unknown.content.contains("available"));
+    }
+}

@@ -1,0 +1,345 @@
+//! Finding each `Task` call's subagent transcript.
+//!
+//! Claude Code has kept subagent transcripts in three places over its versions:
+//! (a) `<session>/subagents/agent-<id>.jsonl` with `agent-<id>.meta.json` beside
+//! it, in a folder named like the session file without `.jsonl`; (b) flat
+//! `agent-<id>.jsonl` files next to the session file, shared by every session of
+//! the project; (c) `isSidechain: true` lines inside the session file itself.
+//! The rule that links a call to its transcript, first match wins:
+//!
+//! 1. a `meta.json` whose `toolUseId` is the call's id;
+//! 2. the agent id the call's result names (`toolUseResult.agentId`, or the
+//!    `agentId: <id>` trailer of the result text) equal to the transcript's id
+//!    (its file name `agent-<id>.jsonl` or its lines' `agentId`);
+//! 3. the transcript's first user message equal to the call's `prompt` (after
+//!    trimming), among transcripts of this session (flat files of other sessions,
+//!    told by `sessionId`, are left alone); when several match, the one that
+//!    started nearest the call.
+//!
+//! A call with no transcript still gets a lane (its prompt, an error saying the
+//! transcript is missing, and its result); a transcript that matches no call is
+//! left out with a note. `agent-acompact-*` files (context compaction) are not
+//! subagents and are never read.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::super::lines::{JsonLines, str_at, timestamp_ms};
+use super::super::{ImportError, Report};
+use super::convert::{Converter, TaskCall};
+
+/// What `agent-<id>.meta.json` says.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Meta {
+    pub agent_type: Option<String>,
+    pub model: Option<String>,
+    pub tool_use_id: Option<String>,
+}
+
+enum Origin {
+    File(PathBuf),
+    /// Index into the inline sidechain chains.
+    Inline(usize),
+}
+
+struct Source {
+    origin: Origin,
+    agent_id: Option<String>,
+    session_id: Option<String>,
+    prompt: Option<String>,
+    first_ts: Option<i64>,
+    meta: Meta,
+    used: bool,
+}
+
+/// A call's transcript, converted, with its `meta.json`.
+pub(super) struct Child {
+    pub conv: Option<Converter>,
+    pub meta: Meta,
+}
+
+/// The sidechain conversations written inside a session file, told apart by
+/// `agentId` or, in versions without it, by following `parentUuid`.
+#[derive(Default)]
+pub(super) struct InlineChains {
+    chains: Vec<Converter>,
+    by_uuid: HashMap<String, usize>,
+    by_agent: HashMap<String, usize>,
+}
+
+impl InlineChains {
+    pub fn line(&mut self, line: &Value, report: &mut Report) {
+        let parent = str_at(line, "parentUuid").and_then(|p| self.by_uuid.get(p).copied());
+        let chain = match str_at(line, "agentId") {
+            Some(agent) => match self.by_agent.get(agent) {
+                Some(&i) => i,
+                None => {
+                    let i = parent.unwrap_or_else(|| self.new_chain());
+                    self.by_agent.insert(agent.to_string(), i);
+                    i
+                }
+            },
+            None => parent.unwrap_or_else(|| self.new_chain()),
+        };
+        if let Some(uuid) = str_at(line, "uuid") {
+            self.by_uuid.insert(uuid.to_string(), chain);
+        }
+        if let Some(conv) = self.chains.get_mut(chain) {
+            conv.line(line, report);
+        }
+    }
+
+    fn new_chain(&mut self) -> usize {
+        self.chains.push(Converter::new(false));
+        self.chains.len() - 1
+    }
+}
+
+/// One [`Child`] per task call, in call order.
+pub(super) fn link(
+    session: &Path,
+    session_id: Option<&str>,
+    tasks: &[TaskCall],
+    inline: InlineChains,
+    report: &mut Report,
+) -> Result<Vec<Child>, ImportError> {
+    let dir = session.parent().unwrap_or(Path::new("."));
+    let mut sources = Vec::new();
+    for path in agent_files(&session.with_extension("").join("subagents")) {
+        sources.push(peek(path)?);
+    }
+    let mut chains: Vec<Option<Converter>> = Vec::new();
+    for conv in inline.chains {
+        let conv = conv.finish();
+        sources.push(Source {
+            origin: Origin::Inline(chains.len()),
+            agent_id: conv.agent_id.clone(),
+            session_id: conv.session_id.clone(),
+            prompt: conv.prompt.clone(),
+            first_ts: conv.first_ts,
+            meta: Meta::default(),
+            used: false,
+        });
+        chains.push(Some(conv));
+    }
+
+    let mut chosen: Vec<Option<usize>> = vec![None; tasks.len()];
+    // 1. meta.json's toolUseId.
+    for (task, slot) in tasks.iter().zip(chosen.iter_mut()) {
+        *slot = take(&mut sources, |s| {
+            s.meta.tool_use_id.as_deref() == Some(&task.call_id)
+        });
+    }
+    // 2. The agent id named by the result.
+    for (task, slot) in tasks.iter().zip(chosen.iter_mut()) {
+        let Some(id) = task.result.as_ref().and_then(|r| r.agent_id.as_deref()) else {
+            continue;
+        };
+        if slot.is_some() {
+            continue;
+        }
+        *slot = take(&mut sources, |s| s.agent_id.as_deref() == Some(id));
+        let flat = dir.join(format!("agent-{id}.jsonl"));
+        if slot.is_none() && flat.is_file() && !known(&sources, &flat) {
+            sources.push(peek(flat)?);
+            *slot = take(&mut sources, |s| s.agent_id.as_deref() == Some(id));
+        }
+    }
+    // 3. The prompt, looking at this session's flat files too.
+    if chosen.iter().any(Option::is_none) {
+        for path in agent_files(dir) {
+            if known(&sources, &path) {
+                continue;
+            }
+            let source = peek(path)?;
+            let same_session = match (session_id, source.session_id.as_deref()) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            };
+            if same_session {
+                sources.push(source);
+            }
+        }
+        for (task, slot) in tasks.iter().zip(chosen.iter_mut()) {
+            if slot.is_some() {
+                continue;
+            }
+            let Some(prompt) = task.input.get("prompt").and_then(Value::as_str) else {
+                continue;
+            };
+            let best = sources
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| {
+                    !s.used && s.prompt.as_deref().map(str::trim) == Some(prompt.trim())
+                })
+                .min_by_key(|(_, s)| distance(s.first_ts, task.ts))
+                .map(|(i, _)| i);
+            if let Some(i) = best {
+                sources[i].used = true;
+                *slot = Some(i);
+            }
+        }
+    }
+    for source in sources.iter().filter(|s| !s.used) {
+        // Flat files of other sessions were never added; anything here is ours.
+        report.notes.push(format!(
+            "subagent transcript {} matched no Task call and is not shown",
+            match &source.origin {
+                Origin::File(p) => p.display().to_string(),
+                Origin::Inline(_) => format!(
+                    "(inline sidechain{})",
+                    source
+                        .agent_id
+                        .as_deref()
+                        .map(|a| format!(" {a}"))
+                        .unwrap_or_default()
+                ),
+            }
+        ));
+    }
+
+    let mut children = Vec::with_capacity(tasks.len());
+    for (task, slot) in tasks.iter().zip(chosen) {
+        let Some(source) = slot.and_then(|i| sources.get(i)) else {
+            report.notes.push(format!(
+                "Task call {}: no subagent transcript found",
+                task.call_id
+            ));
+            children.push(Child {
+                conv: None,
+                meta: Meta::default(),
+            });
+            continue;
+        };
+        let conv = match &source.origin {
+            Origin::File(path) => Some(convert_file(path, report)?),
+            Origin::Inline(i) => chains.get_mut(*i).and_then(Option::take),
+        };
+        report.children_loaded += usize::from(conv.is_some());
+        children.push(Child {
+            conv,
+            meta: source.meta.clone(),
+        });
+    }
+    Ok(children)
+}
+
+/// Marks and returns the first unused source that fits.
+fn take(sources: &mut [Source], fits: impl Fn(&Source) -> bool) -> Option<usize> {
+    let i = sources.iter().position(|s| !s.used && fits(s))?;
+    sources[i].used = true;
+    Some(i)
+}
+
+fn known(sources: &[Source], path: &Path) -> bool {
+    sources
+        .iter()
+        .any(|s| matches!(&s.origin, Origin::File(p) if p == path))
+}
+
+/// How far a transcript's start is from the call; one that starts before the
+/// call is a worse match than any that starts after.
+fn distance(start: Option<i64>, call: Option<i64>) -> (bool, i64) {
+    match (start, call) {
+        (Some(s), Some(c)) => (s < c, (s - c).abs()),
+        _ => (true, i64::MAX),
+    }
+}
+
+/// `agent-*.jsonl` files in `dir`, sorted; none when it does not exist.
+fn agent_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with("agent-") && n.ends_with(".jsonl") && !n.starts_with("agent-acompact")
+            }) && p.is_file()
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Reads what linking needs from a transcript's first lines and its meta.json.
+fn peek(path: PathBuf) -> Result<Source, ImportError> {
+    let mut lines = JsonLines::open(&path)?;
+    // Bad lines are reported when the file is read in full, not here.
+    let mut scratch = Report::default();
+    let mut source = Source {
+        agent_id: file_agent_id(&path),
+        session_id: None,
+        prompt: None,
+        first_ts: None,
+        meta: read_meta(&path),
+        used: false,
+        origin: Origin::File(path),
+    };
+    let mut looked = 0;
+    while looked < 64 {
+        let Some((_, line)) = lines.next_value(&mut scratch)? else {
+            break;
+        };
+        looked += 1;
+        source.session_id = source
+            .session_id
+            .or_else(|| str_at(&line, "sessionId").map(String::from));
+        source.first_ts = source
+            .first_ts
+            .or_else(|| timestamp_ms(line.get("timestamp")));
+        if str_at(&line, "type") == Some("user") {
+            let mut conv = Converter::new(false);
+            conv.line(&line, &mut scratch);
+            if let Some(prompt) = conv.prompt {
+                source.prompt = Some(prompt);
+                break;
+            }
+        }
+    }
+    Ok(source)
+}
+
+fn file_agent_id(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_str()?;
+    stem.strip_prefix("agent-").map(String::from)
+}
+
+fn read_meta(path: &Path) -> Meta {
+    let meta_path = path.with_extension("meta.json");
+    let Some(value) = std::fs::read(&meta_path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+    else {
+        return Meta::default();
+    };
+    let get = |k: &str| {
+        str_at(&value, k)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+    };
+    Meta {
+        agent_type: get("agentType"),
+        model: get("model"),
+        tool_use_id: get("toolUseId"),
+    }
+}
+
+/// Reads a whole transcript into a lane.
+fn convert_file(path: &Path, report: &mut Report) -> Result<Converter, ImportError> {
+    let mut lines = JsonLines::open(path)?;
+    let mut conv = Converter::new(false);
+    while let Some((no, line)) = lines.next_value(report)? {
+        if !line.is_object() {
+            lines.bad(report, no, "not a JSON object");
+            continue;
+        }
+        conv.line(&line, report);
+    }
+    Ok(conv.finish())
+}

@@ -1,0 +1,149 @@
+//! Reading JSONL one line at a time, and the small lenient accessors every
+//! importer uses on foreign JSON, whose fields may be missing or of another type.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{BadLine, ImportError, Report};
+
+/// Streams the JSON values of a JSONL file. Lines are read as bytes, so a line
+/// that is not UTF-8 is one bad line, not an I/O failure of the whole import.
+pub(crate) struct JsonLines {
+    path: PathBuf,
+    reader: BufReader<File>,
+    buf: Vec<u8>,
+    line_no: usize,
+}
+
+impl JsonLines {
+    pub fn open(path: &Path) -> Result<Self, ImportError> {
+        let file = File::open(path).map_err(|source| ImportError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(JsonLines {
+            path: path.to_path_buf(),
+            reader: BufReader::with_capacity(256 * 1024, file),
+            buf: Vec::new(),
+            line_no: 0,
+        })
+    }
+
+    /// The next value with its 1-based line number; `None` at the end. Bad lines
+    /// go to `report`; a cut-off last line is noted in `report.truncated` only.
+    pub fn next_value(
+        &mut self,
+        report: &mut Report,
+    ) -> Result<Option<(usize, Value)>, ImportError> {
+        loop {
+            self.buf.clear();
+            let read = self
+                .reader
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|source| ImportError::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.line_no += 1;
+            let complete = self.buf.ends_with(b"\n");
+            let text = self.buf.trim_ascii();
+            if text.is_empty() {
+                continue;
+            }
+            match serde_json::from_slice::<Value>(text) {
+                Ok(value) => return Ok(Some((self.line_no, value))),
+                Err(_) if !complete => {
+                    // Without its newline this is the last line, cut off mid-write.
+                    report.truncated.push(self.path.clone());
+                    return Ok(None);
+                }
+                Err(e) => report.bad_lines.push(BadLine {
+                    path: self.path.clone(),
+                    line: self.line_no,
+                    error: e.to_string(),
+                }),
+            }
+        }
+    }
+
+    /// Records a line that parsed as JSON but cannot be used.
+    pub fn bad(&self, report: &mut Report, line: usize, error: impl Into<String>) {
+        report.bad_lines.push(BadLine {
+            path: self.path.clone(),
+            line,
+            error: error.into(),
+        });
+    }
+}
+
+/// The string at `key`, if it is one.
+pub(crate) fn str_at<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+/// The first of `keys` holding a non-empty string.
+pub(crate) fn first_str<'a>(value: &'a Value, keys: &[&str]) -> Option<&'a str> {
+    keys.iter()
+        .filter_map(|k| str_at(value, k))
+        .find(|s| !s.trim().is_empty())
+}
+
+/// A count at `key`: a non-negative integer, or a number or numeric string.
+pub(crate) fn u64_at(value: &Value, key: &str) -> Option<u64> {
+    match value.get(key)? {
+        Value::Number(n) => n
+            .as_u64()
+            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Null | Value::Bool(_) | Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+pub(crate) fn bool_at(value: &Value, key: &str) -> bool {
+    value.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// A timestamp as milliseconds since the epoch: RFC 3339 text (with or without
+/// a zone; MyCodeAgent writes `isoformat() + "Z"`), or a number of seconds or
+/// milliseconds.
+pub(crate) fn timestamp_ms(value: Option<&Value>) -> Option<i64> {
+    match value? {
+        Value::String(s) => parse_time(s.trim()),
+        Value::Number(n) => {
+            let f = n.as_f64()?;
+            // Seconds until the year 33658; anything bigger is milliseconds.
+            Some(if f.abs() < 1e12 {
+                (f * 1000.0) as i64
+            } else {
+                f as i64
+            })
+        }
+        Value::Null | Value::Bool(_) | Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+fn parse_time(s: &str) -> Option<i64> {
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        return Some(t.timestamp_millis());
+    }
+    // A naive time (no zone) is taken as UTC.
+    ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"]
+        .iter()
+        .find_map(|f| chrono::NaiveDateTime::parse_from_str(s, f).ok())
+        .map(|t| t.and_utc().timestamp_millis())
+}
+
+/// Text for people from any JSON: strings as they are, other values as JSON.
+pub(crate) fn display(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => value.to_string(),
+    }
+}

@@ -1,0 +1,242 @@
+//! MyCodeAgent traces (`trace-<session>.jsonl`, lines
+//! `{ts, session_id, step, event, payload}`).
+//!
+//! The line shape and the core events (`user_input`, `model_output` with `raw`
+//! and an OpenAI `usage`, `tool_call` {tool, args}, `tool_result` {tool, result
+//! {status, text, data}}, `error`, `finish`, `session_summary`, and the later
+//! `run_start`/`terminal`/`run_end`) follow MyCodeAgent's public TraceLogging
+//! design and `trace_logger.py`. Its public code runs subagents without a trace
+//! of their own, so the `subagent_*` events and `child_session_id` are
+//! implemented from brood's brief, leniently, not from observed files.
+//!
+//! What is mapped:
+//!
+//! - `run_start` {input} / `user_input` / `user_message` {text} → `user_message`
+//!   (once when both carry the same text); it starts a turn;
+//! - `model_output` / `llm_response` / `assistant_message` → `model_request`
+//!   (the line's `step`), `text_delta` and `assistant_message` (text from
+//!   `content`, `text` or `raw`; `usage`; the number of `tool_calls`);
+//! - `tool_call` → `tool_call` (`args` given as a JSON string are parsed; a
+//!   missing id is made up, and a result without id answers the oldest open call
+//!   of its tool); `tool_result` → `tool_result` (`is_error` from the result's
+//!   status or `error`);
+//! - `error` → `error`; `terminal` {reason} sets the turn's end reason;
+//!   `finish`, `run_end`, `session_end` and `session_summary` end the turn;
+//! - `subagent_start` / `subagent_started` / `subagent_spawned` {child_session_id,
+//!   tool_call_id?, subagent_type, description, prompt, model} → a child lane
+//!   `sub-N` (numbered in the order the starts are met, depth first) whose events
+//!   come from `trace-<child_session_id>.jsonl` in the same folder, read the same
+//!   way (recursively); it is tied to the `Task` call named by `tool_call_id`, or
+//!   else the latest unclaimed `Task` call of that lane, or else a `task` call
+//!   made up for it. `subagent_end` / `subagent_finished` / `subagent_completed` /
+//!   `subagent_failed` {status, result|summary, steps, tool_usage, usage,
+//!   duration_ms} end the lane; without one the lane ends `interrupted`. A
+//!   missing child file, a cycle, or a depth past 16 gives a lane with the prompt,
+//!   an `error` event and a note, not a failure.
+//!
+//! Every other event (`parsed_action`, `context_build`, `state_transition`,
+//! `message_written`, `system_messages`, `prompt_assembly`,
+//! `history_compression_*`, …) is counted in `skipped`.
+
+mod children;
+mod lane;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::lines::{JsonLines, first_str, str_at, timestamp_ms, u64_at};
+use super::timeline::Timeline;
+use super::{Format, ImportError, Imported, Report, header};
+use crate::event::AgentId;
+use children::ChildRec;
+use lane::FileLane;
+
+/// How deep children of children are followed.
+const MAX_DEPTH: usize = 16;
+
+/// Imports a MyCodeAgent trace with its children's traces.
+pub fn import(path: &Path) -> Result<Imported, ImportError> {
+    let mut ctx = Ctx {
+        dir: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        timeline: Timeline::default(),
+        report: Report::default(),
+        visited: HashSet::new(),
+        next_sub: 0,
+        child_model: None,
+    };
+    ctx.visited.insert(identity(path));
+    let main_lane = ctx.timeline.add_lane(AgentId::Main);
+    let main = ctx.load(path, AgentId::Main, main_lane, 0)?;
+    let session = main.session_id.clone().unwrap_or_else(|| {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        stem.strip_prefix("trace-")
+            .map(String::from)
+            .unwrap_or(stem)
+    });
+    let model = main
+        .model
+        .clone()
+        .or(ctx.child_model.take())
+        .unwrap_or_else(|| "unknown".into());
+    let cwd = main.cwd.clone().unwrap_or_default();
+    ctx.timeline.fill(main_lane, main.buf);
+    let header = header(
+        Format::MyCodeAgent,
+        path,
+        session,
+        ctx.timeline.first_ts(),
+        cwd,
+        model,
+    );
+    let Ctx {
+        timeline, report, ..
+    } = ctx;
+    Ok(Imported {
+        format: Format::MyCodeAgent,
+        header,
+        events: timeline.merge(),
+        bad_lines: report.bad_lines,
+        skipped: report.skipped,
+        children_loaded: report.children_loaded,
+        notes: report.notes,
+        truncated: report.truncated,
+    })
+}
+
+struct Ctx {
+    dir: PathBuf,
+    timeline: Timeline,
+    report: Report,
+    /// Files already read, so a child naming an ancestor is not read again.
+    visited: HashSet<PathBuf>,
+    next_sub: u32,
+    child_model: Option<String>,
+}
+
+impl Ctx {
+    /// Reads one trace file into a lane; its children's lanes go straight into
+    /// the timeline.
+    fn load(
+        &mut self,
+        path: &Path,
+        agent: AgentId,
+        lane_index: usize,
+        depth: usize,
+    ) -> Result<FileLane, ImportError> {
+        let mut lines = JsonLines::open(path)?;
+        let mut lane = FileLane::new(agent);
+        let mut children: Vec<ChildRec> = Vec::new();
+        while let Some((no, line)) = lines.next_value(&mut self.report)? {
+            let Some(event) = str_at(&line, "event") else {
+                lines.bad(&mut self.report, no, "no \"event\" name");
+                continue;
+            };
+            let ts = timestamp_ms(line.get("ts"));
+            let payload = line.get("payload").unwrap_or(&serde_json::Value::Null);
+            if lane.session_id.is_none() {
+                lane.session_id = str_at(&line, "session_id").map(String::from);
+            }
+            if lane.cwd.is_none() {
+                lane.cwd =
+                    first_str(payload, &["cwd", "project_root", "working_dir"]).map(String::from);
+            }
+            match event {
+                "run_start" => lane.user(
+                    ts,
+                    first_str(payload, &["input", "text"]).unwrap_or_default(),
+                ),
+                "user_input" | "user_message" => lane.user(
+                    ts,
+                    first_str(payload, &["text", "content", "input"]).unwrap_or_default(),
+                ),
+                "model_output" | "llm_response" | "assistant_message" => {
+                    lane.model_output(ts, u64_at(&line, "step"), payload)
+                }
+                "tool_call" => lane.tool_call(ts, payload),
+                "tool_result" => {
+                    let call_id = lane.tool_result(ts, payload);
+                    children::result_arrived(&mut lane, &mut children, &call_id);
+                }
+                "error" => lane.error(ts, payload),
+                "terminal" => lane.terminal(payload),
+                "finish" | "run_end" | "session_end" | "session_summary" => lane.end_turn(ts),
+                "subagent_start" | "subagent_started" | "subagent_spawned" => {
+                    let child = self.start_child(&mut lane, ts, payload, depth)?;
+                    children.push(child);
+                }
+                "subagent_end" | "subagent_finished" | "subagent_completed" | "subagent_failed" => {
+                    let failed = event == "subagent_failed";
+                    if !children::end_child(&mut lane, &mut children, ts, payload, failed) {
+                        self.report.notes.push(format!(
+                            "{}:{no}: {event} for a subagent that never started",
+                            path.display()
+                        ));
+                    }
+                }
+                other => self.report.skip(other),
+            }
+        }
+        lane.end_turn(lane.buf.last_ts());
+        for child in children {
+            let parent = lane.agent;
+            child.finish(&mut self.timeline, parent, lane_index);
+        }
+        Ok(lane)
+    }
+
+    /// Opens a child lane and reads the child's trace into it.
+    fn start_child(
+        &mut self,
+        lane: &mut FileLane,
+        ts: Option<i64>,
+        payload: &serde_json::Value,
+        depth: usize,
+    ) -> Result<ChildRec, ImportError> {
+        self.next_sub += 1;
+        let agent = AgentId::Sub(self.next_sub);
+        let child_lane = self.timeline.add_lane(agent);
+        let mut child = ChildRec::start(lane, agent, child_lane, ts, payload);
+        let Some(session) = child.session.clone() else {
+            child.problem = Some("its subagent_start names no child_session_id".into());
+            return Ok(child);
+        };
+        let path = self.dir.join(format!("trace-{session}.jsonl"));
+        let problem = if depth + 1 > MAX_DEPTH {
+            Some(format!(
+                "children deeper than {MAX_DEPTH} levels are not followed"
+            ))
+        } else if !path.is_file() {
+            Some(format!("its trace {} was not found", path.display()))
+        } else if !self.visited.insert(identity(&path)) {
+            Some(format!(
+                "its trace {} was already read (a cycle)",
+                path.display()
+            ))
+        } else {
+            match self.load(&path, agent, child_lane, depth + 1) {
+                Ok(loaded) => {
+                    self.report.children_loaded += 1;
+                    self.child_model = self.child_model.take().or(loaded.model.clone());
+                    child.lane = Some(loaded);
+                    None
+                }
+                Err(e) => Some(e.to_string()),
+            }
+        };
+        if let Some(problem) = &problem {
+            self.report
+                .notes
+                .push(format!("{agent} (child session {session}): {problem}"));
+        }
+        child.problem = problem;
+        Ok(child)
+    }
+}
+
+/// What makes two paths the same file, as far as the cycle guard cares.
+fn identity(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}

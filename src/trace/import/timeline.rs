@@ -1,0 +1,244 @@
+//! Lanes of timestamped events, one per agent, merged into one event stream.
+//!
+//! Foreign transcripts keep each agent in its own file or chain, so the importer
+//! builds one lane per agent and merges them by timestamp: a replay then shows
+//! children running side by side, as they did. Two orders matter more than the
+//! clocks, because the reducer depends on them and clocks of different files
+//! can disagree: a child's lane starts only after the parent's call that started
+//! it, and the parent's result of that call comes only after the child's lane has
+//! ended. Both are gates in the merge, not timestamp fixes.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::event::{AgentId, Event, EventKind, TerminalReason, Usage};
+
+/// An event before it has its `seq`: when it happened (if known) and what.
+#[derive(Debug, Clone)]
+pub(crate) struct Pending {
+    pub ts: Option<i64>,
+    pub kind: EventKind,
+}
+
+/// One agent's events in order. A slot may be emptied later (`None`) when an
+/// importer takes back a provisional event; emptied slots keep the indices of
+/// the others stable for the gates.
+#[derive(Debug, Default)]
+pub(crate) struct LaneBuf {
+    pub events: Vec<Option<Pending>>,
+}
+
+impl LaneBuf {
+    /// Appends an event; returns its index.
+    pub fn push(&mut self, ts: Option<i64>, kind: EventKind) -> usize {
+        self.events.push(Some(Pending { ts, kind }));
+        self.events.len() - 1
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Pending> {
+        self.events.iter().flatten()
+    }
+
+    pub fn first_ts(&self) -> Option<i64> {
+        self.iter().find_map(|p| p.ts)
+    }
+
+    pub fn last_ts(&self) -> Option<i64> {
+        self.iter().filter_map(|p| p.ts).next_back()
+    }
+
+    /// Puts events in front of the lane (a child's start and prompt).
+    pub fn prepend(&mut self, events: Vec<Pending>) {
+        let rest = std::mem::take(&mut self.events);
+        self.events = events.into_iter().map(Some).chain(rest).collect();
+    }
+
+    /// What a `subagent_end` reports about a lane: its steps, tokens and tools.
+    pub fn stats(&self) -> LaneStats {
+        let mut stats = LaneStats::default();
+        for pending in self.iter() {
+            match &pending.kind {
+                EventKind::ModelRequest { .. } => stats.steps += 1,
+                EventKind::AssistantMessage { text, usage, .. } => {
+                    stats.usage.add(usage);
+                    if !text.trim().is_empty() {
+                        stats.final_text = Some(text.clone());
+                    }
+                }
+                EventKind::ToolCall { name, .. } => {
+                    *stats.tool_usage.entry(name.clone()).or_default() += 1
+                }
+                EventKind::UserMessage { .. }
+                | EventKind::TextDelta { .. }
+                | EventKind::ApprovalRequested { .. }
+                | EventKind::PermissionDecision { .. }
+                | EventKind::ToolResult { .. }
+                | EventKind::HookContinue { .. }
+                | EventKind::TurnEnd { .. }
+                | EventKind::Error { .. }
+                | EventKind::Retry { .. }
+                | EventKind::Interrupted {}
+                | EventKind::SubagentStart { .. }
+                | EventKind::SubagentEnd { .. } => {}
+            }
+        }
+        stats
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct LaneStats {
+    pub steps: u32,
+    pub usage: Usage,
+    pub tool_usage: BTreeMap<String, u32>,
+    /// The last non-empty assistant text.
+    pub final_text: Option<String>,
+}
+
+struct Lane {
+    agent: AgentId,
+    buf: LaneBuf,
+    /// Starts only once this (lane, event) has been emitted.
+    after: Option<(usize, usize)>,
+}
+
+/// All lanes of an import and the gates between them.
+#[derive(Default)]
+pub(crate) struct Timeline {
+    lanes: Vec<Lane>,
+    /// (lane, event) waits until every listed lane has been emitted completely.
+    waits: HashMap<(usize, usize), Vec<usize>>,
+}
+
+impl Timeline {
+    /// Reserves a lane (its events come later with [`Timeline::fill`]).
+    pub fn add_lane(&mut self, agent: AgentId) -> usize {
+        self.lanes.push(Lane {
+            agent,
+            buf: LaneBuf::default(),
+            after: None,
+        });
+        self.lanes.len() - 1
+    }
+
+    pub fn fill(&mut self, lane: usize, buf: LaneBuf) {
+        if let Some(l) = self.lanes.get_mut(lane) {
+            l.buf = buf;
+        }
+    }
+
+    /// `child` begins only after event `event` of lane `parent` (the call).
+    pub fn start_after(&mut self, child: usize, parent: usize, event: usize) {
+        if let Some(l) = self.lanes.get_mut(child) {
+            l.after = Some((parent, event));
+        }
+    }
+
+    /// Event `event` of lane `parent` (the call's result) waits for `child` to end.
+    pub fn end_before(&mut self, child: usize, parent: usize, event: usize) {
+        self.waits.entry((parent, event)).or_default().push(child);
+    }
+
+    /// The earliest timestamp of any lane.
+    pub fn first_ts(&self) -> Option<i64> {
+        self.lanes.iter().filter_map(|l| l.buf.first_ts()).min()
+    }
+
+    /// Merges the lanes into one stream: `seq` from 1, `t_ms` from the earliest
+    /// timestamp and never decreasing. Among the lanes allowed to go next, the
+    /// one whose next event is earliest goes; a tie goes to the earlier lane (the
+    /// parent). Events without a timestamp go as soon as they are allowed.
+    pub fn merge(self) -> Vec<Event> {
+        let t0 = self.first_ts().unwrap_or(0);
+        let Timeline { lanes, waits } = self;
+        let total: usize = lanes.iter().map(|l| l.buf.events.len()).sum();
+        let mut pos = vec![0usize; lanes.len()];
+        let mut events = Vec::with_capacity(total);
+        let mut last_t = 0u64;
+        // A lane is done when nothing but emptied slots is left of it.
+        let done = |pos: &[usize], lane: usize| {
+            lanes[lane].buf.events[pos[lane].min(lanes[lane].buf.events.len())..]
+                .iter()
+                .all(Option::is_none)
+        };
+        loop {
+            let mut best: Option<(i64, usize)> = None;
+            let mut any_left = false;
+            for (i, lane) in lanes.iter().enumerate() {
+                // Emptied slots are passed over at once.
+                while lane.buf.events.get(pos[i]).is_some_and(Option::is_none) {
+                    pos[i] += 1;
+                }
+                let Some(Some(head)) = lane.buf.events.get(pos[i]) else {
+                    continue;
+                };
+                any_left = true;
+                let started = lane
+                    .after
+                    .is_none_or(|(p, e)| pos.get(p).is_none_or(|&n| n > e));
+                let blocked = waits
+                    .get(&(i, pos[i]))
+                    .is_some_and(|children| children.iter().any(|&c| c != i && !done(&pos, c)));
+                if !started || blocked {
+                    continue;
+                }
+                let key = head.ts.unwrap_or(i64::MIN);
+                if best.is_none_or(|(k, _)| key < k) {
+                    best = Some((key, i));
+                }
+            }
+            if !any_left {
+                break;
+            }
+            // Gates can only deadlock on inconsistent links; then time decides.
+            let pick = best.map(|(_, i)| i).or_else(|| {
+                (0..lanes.len())
+                    .filter_map(|i| match lanes[i].buf.events.get(pos[i]) {
+                        Some(Some(p)) => Some((p.ts.unwrap_or(i64::MIN), i)),
+                        _ => None,
+                    })
+                    .min()
+                    .map(|(_, i)| i)
+            });
+            let Some(i) = pick else { break };
+            if let Some(Some(pending)) = lanes[i].buf.events.get(pos[i]) {
+                let t = pending
+                    .ts
+                    .map_or(last_t, |ts| ts.saturating_sub(t0).max(0) as u64);
+                last_t = last_t.max(t);
+                events.push(Event {
+                    seq: events.len() as u64 + 1,
+                    t_ms: last_t,
+                    agent: lanes[i].agent,
+                    kind: pending.kind.clone(),
+                });
+            }
+            pos[i] += 1;
+        }
+        events
+    }
+}
+
+/// A terminal reason from a foreign status word ("completed", "failed",
+/// "max_steps", "cancelled"…). Unknown words count as completed unless they
+/// speak of an error.
+pub(crate) fn reason_from(status: &str) -> TerminalReason {
+    let s = status.trim().to_ascii_lowercase().replace(['-', ' '], "_");
+    match s.as_str() {
+        "" | "completed" | "complete" | "ok" | "success" | "succeeded" | "done" | "finished"
+        | "end_turn" | "stop" => TerminalReason::Completed,
+        "max_steps" | "max_turns" | "max_iterations" | "step_limit" => TerminalReason::MaxSteps,
+        "token_budget" | "max_tokens" => TerminalReason::TokenBudget,
+        "context_budget" | "context_overflow" | "context_length" => TerminalReason::ContextBudget,
+        "contract_violation" => TerminalReason::ContractViolation,
+        "interrupted" | "cancelled" | "canceled" | "aborted" | "stopped" | "killed" => {
+            TerminalReason::Interrupted
+        }
+        other if other.contains("interrupt") || other.contains("cancel") => {
+            TerminalReason::Interrupted
+        }
+        other if other.contains("error") || other.contains("fail") || other.contains("timeout") => {
+            TerminalReason::ModelError
+        }
+        _ => TerminalReason::Completed,
+    }
+}

@@ -1,0 +1,479 @@
+//! `brood replay` and `brood traces` through the real binary.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use brood::event::Event;
+use common::{Sandbox, stderr, stdout};
+use serde_json::json;
+
+const VALID: &str = r#"{"status":"completed","summary":"Login is handled in src/auth.rs.","findings":["login() checks the password"],"evidence":["src/auth.rs:1"],"unresolved_questions":[]}"#;
+
+/// A parent that calls `task` twice; both children call tools, one fails.
+fn delegating_script() -> serde_json::Value {
+    json!({"agents": {
+        "main": [
+            {"text": "Two questions; I'll ask two explorers.", "tool_calls": [
+                {"name": "task", "input": {"prompt": "Find login", "description": "find login", "subagent_type": "explore"}},
+                {"name": "task", "input": {"prompt": "Find refresh", "description": "token refresh", "subagent_type": "explore"}}
+            ], "usage": {"input_tokens": 900, "output_tokens": 100}},
+            {"text": "Reading it myself.", "tool_calls": [
+                {"name": "read_file", "input": {"path": "src/auth.rs"}}
+            ], "usage": {"input_tokens": 1100, "output_tokens": 30}},
+            {"text": "Login is in src/auth.rs:1; refresh could not be traced.", "usage": {"input_tokens": 1300, "output_tokens": 40}}
+        ],
+        "sub-1": [
+            {"text": "Searching.", "tool_calls": [{"name": "grep", "input": {"pattern": "fn login"}}], "usage": {"input_tokens": 700, "output_tokens": 50}},
+            {"tool_calls": [{"name": "read_file", "input": {"path": "src/auth.rs"}}], "usage": {"input_tokens": 750, "output_tokens": 20}},
+            {"text": VALID, "usage": {"input_tokens": 800, "output_tokens": 90}}
+        ],
+        "sub-2": [
+            {"tool_calls": [{"name": "glob", "input": {"pattern": "**/*.rs"}}], "usage": {"input_tokens": 700, "output_tokens": 50}},
+            {"error": "upstream went away"}
+        ]
+    }})
+}
+
+fn sandbox() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.write(
+        "src/auth.rs",
+        "fn login() {}\nfn refresh_token() {}\n// ünïcode ✓\n",
+    );
+    sb
+}
+
+/// `brood run` with the scripted model on `script`, asking `prompt`, with a
+/// trace at `trace` (or the default place when `None`).
+fn record(sb: &Sandbox, script: serde_json::Value, prompt: &str, trace: Option<&Path>) -> Output {
+    let script = sb.script(script);
+    let mut args = vec![
+        "run".to_string(),
+        "--provider".into(),
+        "scripted".into(),
+        "--script".into(),
+        script.display().to_string(),
+        "--max-parallel".into(),
+        "1".into(),
+    ];
+    if let Some(trace) = trace {
+        args.extend(["--trace".into(), trace.display().to_string()]);
+    }
+    args.push(prompt.into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    sb.run(&args)
+}
+
+fn replay(sb: &Sandbox, args: &[&str], file: &Path) -> Output {
+    let mut all = vec!["replay"];
+    all.extend_from_slice(args);
+    let file = file.to_str().unwrap();
+    all.push(file);
+    sb.run(&all)
+}
+
+fn trace_path(sb: &Sandbox, name: &str) -> PathBuf {
+    sb.root.path().join(name)
+}
+
+/// The event lines of a trace (the header left out).
+fn event_lines(trace: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(trace).unwrap();
+    text.lines().skip(1).map(String::from).collect()
+}
+
+#[test]
+fn print_gives_exactly_what_the_live_run_printed() {
+    let sb = sandbox();
+    let trace = trace_path(&sb, "s.jsonl");
+    let live = record(&sb, delegating_script(), "where is login?", Some(&trace));
+    assert_eq!(live.status.code(), Some(0), "{}", stderr(&live));
+    let text = stdout(&live);
+    assert!(text.contains("[Subagent started] sub-2 explore"), "{text}");
+    assert!(text.contains("  [sub-1] read_file"), "{text}");
+    let replayed = replay(&sb, &["--print"], &trace);
+    assert_eq!(replayed.status.code(), Some(0), "{}", stderr(&replayed));
+    assert_eq!(stdout(&replayed), text);
+    assert_eq!(stderr(&replayed), "");
+}
+
+#[test]
+fn json_writes_the_traces_event_lines_with_increasing_seq() {
+    let sb = sandbox();
+    let trace = trace_path(&sb, "s.jsonl");
+    let live = record(&sb, delegating_script(), "where is login?", Some(&trace));
+    assert_eq!(live.status.code(), Some(0), "{}", stderr(&live));
+    let out = replay(&sb, &["--print", "--json"], &trace);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<String> = text.lines().map(String::from).collect();
+    assert_eq!(lines, event_lines(&trace));
+    let events: Vec<Event> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(events.windows(2).all(|w| w[0].seq < w[1].seq));
+    assert!(events.iter().any(|e| e.agent.to_string() == "sub-2"));
+    // `--json` alone means the same.
+    assert_eq!(stdout(&replay(&sb, &["--json"], &trace)), text);
+}
+
+#[test]
+fn last_replays_the_newest_session() {
+    let sb = sandbox();
+    let first = record(
+        &sb,
+        json!([{"text": "First answer."}]),
+        "first question",
+        None,
+    );
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let second = record(&sb, delegating_script(), "second question", None);
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    assert_eq!(sb.traces().len(), 2);
+    let out = sb.run(&["replay", "--last", "--print"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), stdout(&second));
+}
+
+#[test]
+fn last_with_no_saved_session_says_so() {
+    let sb = sandbox();
+    let out = sb.run(&["replay", "--last", "--print"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no saved sessions"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn traces_lists_sessions_newest_first_with_their_outcome() {
+    let sb = sandbox();
+    let failing = json!({"agents": {"main": [
+        {"text": "Let me see.", "tool_calls": [{"name": "glob", "input": {"pattern": "*"}}],
+         "usage": {"input_tokens": 100, "output_tokens": 5}},
+        {"error": "upstream went away"}
+    ]}});
+    let first = record(&sb, failing, "the failing one", None);
+    assert_eq!(first.status.code(), Some(1), "{}", stdout(&first));
+    let second = record(&sb, delegating_script(), "where is login?", None);
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+
+    let out = sb.run(&["traces"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = stdout(&out);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 3, "{table}");
+    for column in [
+        "DATE", "DURATION", "PROMPT", "CHILDREN", "TOKENS", "ENDED", "PATH",
+    ] {
+        assert!(lines[0].contains(column), "{table}");
+    }
+    // Newest first: the delegating session, with its two children.
+    assert!(lines[1].contains("where is login?"), "{table}");
+    assert!(lines[1].contains("  2  "), "{table}");
+    assert!(lines[1].contains("completed"), "{table}");
+    assert!(lines[2].contains("the failing one"), "{table}");
+    assert!(lines[2].contains("failed: model_error"), "{table}");
+    // Columns line up: every row has its PATH where the header has it.
+    let at = lines[0].find("PATH").unwrap();
+    assert!(
+        lines[1..].iter().all(|l| l[at..].starts_with("~/")),
+        "{table}"
+    );
+
+    let out = sb.run(&["traces", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["first_prompt"], "where is login?");
+    assert_eq!(rows[0]["children"], 2);
+    // main 900+100 + 1100+30 + 1300+40, sub-1 700+50 + 750+20 + 800+90, sub-2 700+50.
+    assert_eq!(rows[0]["tokens"], 3470 + 2410 + 750);
+    assert_eq!(rows[0]["end"], "completed");
+    assert_eq!(rows[1]["first_prompt"], "the failing one");
+    assert_eq!(rows[1]["children"], 0);
+    assert_eq!(rows[1]["tokens"], 105);
+    assert_eq!(rows[1]["end"], "failed");
+    assert_eq!(rows[1]["reason"], "model_error");
+    assert!(
+        rows[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("upstream went away")
+    );
+    let newest = PathBuf::from(rows[0]["path"].as_str().unwrap());
+    assert!(sb.traces().contains(&newest));
+}
+
+#[test]
+fn traces_says_unfinished_for_a_session_without_its_turn_end() {
+    let sb = sandbox();
+    let trace = trace_path(&sb, "traces/cut.jsonl");
+    let live = record(&sb, delegating_script(), "cut short", Some(&trace));
+    assert_eq!(live.status.code(), Some(0), "{}", stderr(&live));
+    // Keep the first half of the lines, as if brood had been killed.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let half = lines[..lines.len() / 2].join("\n") + "\n";
+    std::fs::write(&trace, half).unwrap();
+    let dir = trace.parent().unwrap().to_str().unwrap().to_string();
+    std::fs::write(trace.with_file_name("notes.jsonl"), "{\"hello\":1}\n").unwrap();
+    let out = sb.run(&["traces", &dir]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("unfinished"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("cut short"), "{}", stdout(&out));
+    assert!(stderr(&out).contains("notes.jsonl"), "{}", stderr(&out));
+}
+
+#[test]
+fn traces_with_nothing_saved_says_so() {
+    let sb = sandbox();
+    let out = sb.run(&["traces"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("No saved sessions"),
+        "{}",
+        stdout(&out)
+    );
+    let out = sb.run(&["traces", "--json"]);
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn a_truncated_last_line_is_accepted_without_a_note() {
+    let sb = sandbox();
+    let trace = trace_path(&sb, "s.jsonl");
+    let live = record(&sb, delegating_script(), "where is login?", Some(&trace));
+    assert_eq!(live.status.code(), Some(0), "{}", stderr(&live));
+    let mut text = std::fs::read_to_string(&trace).unwrap();
+    let cut = text.trim_end().len() - 10;
+    text.truncate(cut);
+    std::fs::write(&trace, &text).unwrap();
+    let out = replay(&sb, &["--json"], &trace);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    let mut expected = event_lines(&trace);
+    expected.pop();
+    assert_eq!(stdout(&out).lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn a_bad_line_in_the_middle_is_skipped_and_reported_by_number() {
+    let sb = sandbox();
+    let trace = trace_path(&sb, "s.jsonl");
+    let live = record(&sb, delegating_script(), "where is login?", Some(&trace));
+    assert_eq!(live.status.code(), Some(0), "{}", stderr(&live));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    // Line 5 becomes garbage (its event is lost); line 8 is an unknown event.
+    let lost = lines[4].to_string();
+    lines[4] = "{\"seq\": oops";
+    lines.insert(
+        7,
+        r#"{"seq":999999,"t_ms":1,"agent":"main","type":"no_such_event"}"#,
+    );
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    let out = replay(&sb, &["--print"], &trace);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let notes = stderr(&out);
+    assert!(notes.contains("skipped line 5: "), "{notes}");
+    assert!(notes.contains("skipped line 8: "), "{notes}");
+    assert!(notes.contains("skipped 2 bad lines"), "{notes}");
+    let json = replay(&sb, &["--json"], &trace);
+    let printed: Vec<String> = stdout(&json).lines().map(String::from).collect();
+    assert!(!printed.contains(&lost));
+    assert_eq!(printed.len(), event_lines(&trace).len() - 2);
+}
+
+#[test]
+fn files_brood_cannot_read_get_clear_errors() {
+    let sb = sandbox();
+    let unknown = trace_path(&sb, "notes.jsonl");
+    std::fs::write(&unknown, "{\"hello\":\"world\"}\n").unwrap();
+    let out = replay(&sb, &["--print"], &unknown);
+    assert_eq!(out.status.code(), Some(1));
+    let message = stderr(&out);
+    for format in ["brood traces", "Claude Code", "MyCodeAgent"] {
+        assert!(message.contains(format), "{message}");
+    }
+    let empty = trace_path(&sb, "empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let out = replay(&sb, &["--print"], &empty);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("is empty"), "{}", stderr(&out));
+    let out = replay(&sb, &["--print"], &trace_path(&sb, "missing.jsonl"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no such file"), "{}", stderr(&out));
+    let out = replay(&sb, &["--print"], sb.root.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("is a folder"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_workbench_without_a_terminal_points_to_print() {
+    let sb = sandbox();
+    let trace = trace_path(&sb, "s.jsonl");
+    let live = record(&sb, json!([{"text": "Hi."}]), "hello", Some(&trace));
+    assert_eq!(live.status.code(), Some(0), "{}", stderr(&live));
+    let out = replay(&sb, &[], &trace);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--print"), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+}
+
+/// The importer's sample transcripts.
+fn sample(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/import")
+        .join(rel)
+}
+
+const CLAUDE_SESSION: &str = "claude/-home-dev-shop/7c1e9a52-3f4b-4d1e-9a8c-2b6f0d4e5a17.jsonl";
+const CLAUDE_INLINE: &str = "claude/-home-dev-shop/0b9d3e21-6a4c-4f7e-8d21-5c3a9e7f1b60.jsonl";
+const MYCODEAGENT: &str = "mycodeagent/trace-s-20260103-201533-a3f2.jsonl";
+
+#[test]
+fn foreign_transcripts_print_like_brood_sessions_with_their_children() {
+    let sb = sandbox();
+    for rel in [CLAUDE_SESSION, CLAUDE_INLINE, MYCODEAGENT] {
+        let out = replay(&sb, &["--print"], &sample(rel));
+        assert_eq!(out.status.code(), Some(0), "{rel}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("[Subagent started] sub-1"), "{rel}:\n{text}");
+        assert!(text.contains("[Subagent done] sub-2"), "{rel}:\n{text}");
+        assert!(text.contains("tokens: main "), "{rel}:\n{text}");
+    }
+    // MyCodeAgent's second child has no trace file: the import says so.
+    let out = replay(&sb, &["--print"], &sample(MYCODEAGENT));
+    assert!(stderr(&out).contains("was not found"), "{}", stderr(&out));
+}
+
+#[test]
+fn foreign_transcripts_convert_to_brood_event_lines() {
+    let sb = sandbox();
+    for rel in [CLAUDE_SESSION, CLAUDE_INLINE, MYCODEAGENT] {
+        let out = replay(&sb, &["--print", "--json"], &sample(rel));
+        assert_eq!(out.status.code(), Some(0), "{rel}: {}", stderr(&out));
+        let events: Vec<Event> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert!(events.len() > 10, "{rel}");
+        assert!(events.windows(2).all(|w| w[0].seq < w[1].seq), "{rel}");
+        // Each line is exactly what brood writes for that event.
+        for (line, event) in stdout(&out).lines().zip(&events) {
+            assert_eq!(line, serde_json::to_string(event).unwrap());
+        }
+        // Printing the converted events as a brood trace gives the same text.
+        let trace = trace_path(&sb, "converted.jsonl");
+        let header = json!({"format": "brood-trace", "version": 1, "session": "s",
+            "started_at": "2026-01-01T00:00:00.000Z", "cwd": "/", "provider": "p",
+            "model": "m", "light_model": null, "brood_version": "0"});
+        std::fs::write(&trace, format!("{header}\n{}", stdout(&out))).unwrap();
+        let direct = replay(&sb, &["--print"], &sample(rel));
+        let via_trace = replay(&sb, &["--print"], &trace);
+        assert_eq!(stdout(&via_trace), stdout(&direct), "{rel}");
+    }
+}
+
+/// `brood replay` in a real terminal: tmux runs it, the test reads the screen.
+mod workbench {
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    struct Tmux {
+        socket: String,
+    }
+
+    impl Tmux {
+        fn start(sb: &Sandbox, command: &str) -> Tmux {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let tmux = Tmux {
+                socket: format!("brood-replay-{}-{nanos}", std::process::id()),
+            };
+            let status = Command::new("tmux")
+                .args(["-L", &tmux.socket, "-f", "/dev/null", "new-session", "-d"])
+                .args(["-s", "t", "-x", "130", "-y", "40"])
+                .args(["-c", sb.workspace().to_str().unwrap()])
+                .arg(format!(
+                    "env -i PATH='{path}' HOME='{home}' XDG_DATA_HOME='{data}' TERM=xterm-256color \
+                     bash --norc --noprofile -c '{command}; echo replay-exited-$?; sleep 30'",
+                    path = std::env::var("PATH").unwrap_or_default(),
+                    home = sb.root.path().display(),
+                    data = sb.data().display(),
+                ))
+                .status()
+                .expect("tmux must be installed to run the terminal tests (.ci/run installs it)");
+            assert!(status.success(), "tmux new-session failed");
+            tmux
+        }
+
+        fn tmux(&self, args: &[&str]) -> String {
+            let out = Command::new("tmux")
+                .args(["-L", &self.socket])
+                .args(args)
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        }
+
+        fn key(&self, key: &str) {
+            self.tmux(&["send-keys", "-t", "t", key]);
+        }
+
+        fn wait_for(&self, needle: &str) -> String {
+            let deadline = Instant::now() + Duration::from_secs(15);
+            loop {
+                let screen = self.tmux(&["capture-pane", "-p", "-t", "t"]);
+                if screen.contains(needle) {
+                    return screen;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "waited for {needle:?}; the screen was:\n{screen}"
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+
+    impl Drop for Tmux {
+        fn drop(&mut self) {
+            let _ = Command::new("tmux")
+                .args(["-L", &self.socket, "kill-server"])
+                .status();
+        }
+    }
+
+    #[test]
+    fn replay_plays_the_last_session_in_the_workbench_and_quits_on_q() {
+        let sb = sandbox();
+        let live = record(&sb, delegating_script(), "where is login?", None);
+        assert_eq!(live.status.code(), Some(0), "{}", stderr(&live));
+        let events = event_lines(&sb.traces()[0]).len();
+        let bin = env!("CARGO_BIN_EXE_brood");
+        let tmux = Tmux::start(&sb, &format!("{bin} replay --last"));
+        let screen = tmux.wait_for("replay");
+        assert!(screen.contains(".jsonl · brood trace"), "{screen}");
+        // Jump to the end: every event applied, the parent's answer on screen.
+        tmux.key("G");
+        let screen = tmux.wait_for(&format!("event {events} of {events}"));
+        assert!(screen.contains("where is login?"), "{screen}");
+        assert!(screen.contains("Login is in src/auth.rs:1"), "{screen}");
+        assert!(screen.contains("sub-2"), "{screen}");
+        tmux.key("q");
+        tmux.wait_for("replay-exited-0");
+    }
+}
