@@ -84,7 +84,7 @@ impl Workload {
                     call_id: call,
                     name: "grep".into(),
                     is_error: false,
-                    content: output,
+                    content: output.into(),
                     duration_ms: 12,
                 },
             );

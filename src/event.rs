@@ -207,7 +207,9 @@ pub enum EventKind {
         call_id: String,
         name: String,
         is_error: bool,
-        content: String,
+        /// Shared, not copied, by everything that keeps it (the TUI state, its
+        /// replay checkpoints): tool output is most of a session's bytes.
+        content: Arc<str>,
         duration_ms: u64,
     },
     /// A Stop hook asked the agent to continue with this message.
@@ -295,7 +297,13 @@ impl EventKind {
                 clean(prompt);
             }
             EventKind::SubagentEnd { summary, .. } => clean(summary),
-            EventKind::ToolResult { content, .. } => clean(content),
+            EventKind::ToolResult { content, .. } => {
+                let mut text = content.to_string();
+                clean(&mut text);
+                if **content != *text {
+                    *content = text.into();
+                }
+            }
             EventKind::ModelRequest { .. }
             | EventKind::TurnEnd { .. }
             | EventKind::Interrupted {} => {}

@@ -35,7 +35,7 @@ impl Agent {
             call_id: call.id.clone(),
             name: call.name.clone(),
             is_error: outcome.is_error,
-            content: outcome.content.clone(),
+            content: outcome.content.as_str().into(),
             duration_ms: started.elapsed().as_millis() as u64,
         });
         self.hooks.post_tool_use(self.id, call, &outcome).await;

@@ -320,7 +320,7 @@ impl Agent {
             call_id: call.id.clone(),
             name: call.name.clone(),
             is_error: true,
-            content: content.clone(),
+            content: content.as_str().into(),
             duration_ms: 0,
         });
         ToolOutcome {

@@ -12,7 +12,7 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use super::keys;
-use super::state::{SessionInfo, State};
+use super::state::{Checkpoint, SessionInfo, State};
 use super::terminal::{self, TerminalError};
 use super::theme::Theme;
 use super::ui::{Focus, ReplayBar, Ui};
@@ -50,7 +50,7 @@ pub struct Player {
     events: Vec<Event>,
     /// Events applied to the state: the position.
     applied: usize,
-    checkpoints: Vec<(usize, State)>,
+    checkpoints: Vec<(usize, Checkpoint)>,
     checkpoint_every: usize,
     info: SessionInfo,
     pub playing: bool,
@@ -67,7 +67,7 @@ impl Player {
         Player {
             events: Vec::new(),
             applied: 0,
-            checkpoints: vec![(0, State::new(info.clone()))],
+            checkpoints: vec![(0, State::new(info.clone()).checkpoint())],
             checkpoint_every: CHECKPOINT_EVERY,
             info,
             playing: true,
@@ -168,12 +168,12 @@ impl Player {
         }
     }
 
-    fn maybe_checkpoint(&mut self, state: &State) {
+    fn maybe_checkpoint(&mut self, state: &mut State) {
         let last = self.checkpoints.last().map_or(0, |c| c.0);
         if self.applied < last + self.checkpoint_every {
             return;
         }
-        self.checkpoints.push((self.applied, state.clone()));
+        self.checkpoints.push((self.applied, state.checkpoint()));
         if self.checkpoints.len() > MAX_CHECKPOINTS {
             // Keep every other one (always the start) and space new ones wider.
             let mut i = 0;
@@ -189,15 +189,16 @@ impl Player {
     pub fn seek(&mut self, target: usize, state: &mut State) {
         let target = target.min(self.events.len());
         if target < self.applied {
-            let (at, saved) = self
-                .checkpoints
-                .iter()
-                .rev()
-                .find(|(at, _)| *at <= target)
-                .map(|(at, s)| (*at, s.clone()))
-                .unwrap_or_else(|| (0, State::new(self.info.clone())));
-            *state = saved;
-            self.applied = at;
+            match self.checkpoints.iter().rev().find(|(at, _)| *at <= target) {
+                Some((at, saved)) => {
+                    state.restore(saved);
+                    self.applied = *at;
+                }
+                None => {
+                    *state = State::new(self.info.clone());
+                    self.applied = 0;
+                }
+            }
         }
         while self.applied < target {
             self.apply_next(state);
@@ -499,6 +500,8 @@ mod tests {
                 "seek to {target}"
             );
             assert_eq!(state.children, fresh.children, "seek to {target}");
+            assert_eq!(state.timeline, fresh.timeline, "seek to {target}");
+            assert_eq!(state.entries, fresh.entries, "seek to {target}");
         }
         assert!(player.checkpoints.len() <= MAX_CHECKPOINTS + 1);
     }

@@ -4,6 +4,7 @@
 //! keyboard (focus, scroll, overlays) lives in `ui`, not here.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::agent::TASK_TOOL;
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason, Usage};
@@ -39,7 +40,8 @@ pub struct ToolCell {
     pub status: CallStatus,
     pub started_ms: u64,
     pub duration_ms: Option<u64>,
-    pub output: String,
+    /// Shared with the event it came from.
+    pub output: Arc<str>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -119,7 +121,7 @@ pub enum TranscriptItem {
     },
     ToolResult {
         name: String,
-        content: String,
+        content: Arc<str>,
         is_error: bool,
     },
     Note(String),
@@ -215,6 +217,17 @@ pub struct State {
     returned_tokens: u64,
 }
 
+/// A saved state for replay seeking. The timeline is left out: it only ever
+/// grows, so going back restores it by truncation instead of keeping a copy per
+/// checkpoint.
+#[derive(Debug, Clone)]
+pub struct Checkpoint {
+    state: State,
+    timeline_len: usize,
+    /// The last row as it was (a text row keeps folding deltas into itself).
+    last_row: Option<TimelineRow>,
+}
+
 /// Characters of a streamed-text run kept in its timeline row.
 const TIMELINE_TEXT: usize = 60;
 
@@ -240,6 +253,29 @@ impl State {
     /// Whether anything is in motion (a spinner needs ticks).
     pub fn busy(&self) -> bool {
         self.running || self.running_children() > 0
+    }
+
+    /// A copy to come back to (see [`Checkpoint`]).
+    pub fn checkpoint(&mut self) -> Checkpoint {
+        let timeline = std::mem::take(&mut self.timeline);
+        let state = self.clone();
+        self.timeline = timeline;
+        Checkpoint {
+            state,
+            timeline_len: self.timeline.len(),
+            last_row: self.timeline.last().cloned(),
+        }
+    }
+
+    /// Goes back to `checkpoint`, which must be from earlier in the same stream.
+    pub fn restore(&mut self, checkpoint: &Checkpoint) {
+        let mut timeline = std::mem::take(&mut self.timeline);
+        *self = checkpoint.state.clone();
+        timeline.truncate(checkpoint.timeline_len);
+        if let (Some(row), Some(last)) = (&checkpoint.last_row, timeline.last_mut()) {
+            *last = row.clone();
+        }
+        self.timeline = timeline;
     }
 
     /// Applies one event.
@@ -657,14 +693,14 @@ impl State {
                 status: CallStatus::Running,
                 started_ms: t_ms,
                 duration_ms: None,
-                output: String::new(),
+                output: Arc::from(""),
             })
         };
         self.calls.insert(call_id.to_string(), self.entries.len());
         self.push(kind);
     }
 
-    fn close_call(&mut self, call_id: &str, is_error: bool, content: &str, duration_ms: u64) {
+    fn close_call(&mut self, call_id: &str, is_error: bool, content: &Arc<str>, duration_ms: u64) {
         self.update_call(call_id, |cell| match cell {
             EntryKind::Tool(c) => {
                 if c.status != CallStatus::Denied {
@@ -675,7 +711,7 @@ impl State {
                     };
                 }
                 c.duration_ms = Some(duration_ms);
-                c.output = content.to_string();
+                c.output = content.clone();
             }
             EntryKind::Task(t) => {
                 if t.status != CallStatus::Denied {

@@ -371,7 +371,7 @@ impl Converter {
                 call_id: call_id.clone(),
                 name,
                 is_error,
-                content: content.clone(),
+                content: content.as_str().into(),
                 duration_ms,
             },
         );

@@ -277,7 +277,7 @@ pub(super) fn end_child(
                 call_id: child.call_id.clone(),
                 name: TASK_TOOL.into(),
                 is_error: ending.reason != TerminalReason::Completed,
-                content: ending.summary.unwrap_or_default(),
+                content: ending.summary.unwrap_or_default().into(),
                 duration_ms: ending.elapsed_ms.unwrap_or(0),
             },
         );

@@ -250,7 +250,7 @@ impl FileLane {
                 call_id: call_id.clone(),
                 name,
                 is_error,
-                content,
+                content: content.into(),
                 duration_ms,
             },
         );

@@ -120,7 +120,7 @@ fn fields_of_the_wrong_type_degrade_instead_of_failing() {
             content,
             name,
             ..
-        } => Some((*is_error, content.clone(), name.clone())),
+        } => Some((*is_error, content.to_string(), name.clone())),
         _ => None,
     });
     assert_eq!(

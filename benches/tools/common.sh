@@ -1,0 +1,84 @@
+# shellcheck shell=bash
+# Helpers shared by benches/compare.sh and benches/resources.sh. Sourced, not run.
+#
+# Every generated input and every result lives under $WORK (outside the repo):
+#   ${BROOD_BENCH_DIR:-/tmp/brood-bench}
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TOOLS="$REPO/benches/tools"
+WORK=${BROOD_BENCH_DIR:-/tmp/brood-bench}
+BIN=${BROOD_BIN:-$REPO/target/release/brood}
+mkdir -p "$WORK"
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+
+# Installs the Debian packages named as "command:package" pairs whose command is
+# missing. One apt-get update, only when something is missing.
+ensure_apt() {
+  local pair cmd pkg missing=()
+  for pair in "$@"; do
+    cmd=${pair%%:*} pkg=${pair#*:}
+    command -v "$cmd" >/dev/null 2>&1 || [ -x "$cmd" ] || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing ${missing[*]} (apt-get)"
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# Builds the release binary once, unless BROOD_BIN points at one already. Other
+# people may hold the cargo lock on a shared target/: cargo waits for it.
+build_brood() {
+  if [ -n "${BROOD_BIN:-}" ]; then
+    [ -x "$BIN" ] || die "BROOD_BIN=$BIN is not an executable"
+    return
+  fi
+  log "cargo build --release (may wait for the cargo lock)"
+  (cd "$REPO" && cargo build --release --quiet)
+}
+
+# Runs gen_inputs.py with "$@" unless the same generator, with the same
+# arguments, already made $target (a stamp file records both). Generation is
+# deterministic, so a matching stamp means identical bytes.
+generate() {
+  local target=$1; shift
+  local stamp="$target.stamp" want
+  want="$(sha256sum "$TOOLS/gen_inputs.py" | cut -c1-16) $*"
+  if [ -e "$target" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    log "reusing $target"
+    return
+  fi
+  rm -f "$stamp"
+  python3 "$TOOLS/gen_inputs.py" "$@" >&2
+  printf '%s\n' "$want" >"$stamp"
+}
+
+# Peak RSS in kB from a `/usr/bin/time -v` report. The kernel's ru_maxrss that
+# it prints is the same high-water mark as /proc/PID/status VmHWM, read at exit.
+rss_kb() { awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$1"; }
+
+# Peak RSS of one run of "$@" (stdout to /dev/null), in kB.
+peak_rss() {
+  local report
+  report=$(mktemp "$WORK/time.XXXXXX")
+  /usr/bin/time -v -o "$report" "$@" >/dev/null 2>&1 || { rm -f "$report"; die "failed: $*"; }
+  rss_kb "$report"
+  rm -f "$report"
+}
+
+# "123 MB" from kB.
+mb() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k / 1024 }'; }
+
+# One line per fact about the machine, as Markdown list items.
+machine() {
+  local cpu mem
+  cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+  mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+  echo "- machine: $(nproc) cores ($cpu), $mem RAM, Linux $(uname -r)"
+  echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine adds noise)"
+  echo "- brood: $(cd "$REPO" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$REPO" && git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes'), $BIN"
+}
