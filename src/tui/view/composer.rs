@@ -116,14 +116,16 @@ fn replay_bar(frame: &mut Frame<'_>, area: Rect, bar: &ReplayBar, theme: &Theme)
             theme.warning(),
         ));
     }
+    // One column of padding, like the panes' text.
+    let (x, w) = (inner.x + 1, inner.width.saturating_sub(1));
     let buf = frame.buffer_mut();
-    buf.set_line(inner.x, inner.y, &Line::from(progress), inner.width);
+    buf.set_line(x, inner.y, &Line::from(progress), w);
     if inner.height > 1 {
         let keys = Line::from(Span::styled(
             "Space play/pause · ←/→ one event · Shift+←/→ subagent start/end · +/- speed · g/G start/end · q quit",
             theme.dim(),
         ));
-        buf.set_line(inner.x, inner.y + 1, &keys, inner.width);
+        buf.set_line(x, inner.y + 1, &keys, w);
     }
 }
 

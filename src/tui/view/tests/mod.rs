@@ -397,3 +397,31 @@ fn a_retry_and_an_error_show_on_the_status_line() {
         "a flash comes first"
     );
 }
+
+/// A replay: the controls replace the composer, with the position, recorded
+/// time, speed and skipped lines, and the status line shows the replay keys.
+#[test]
+fn replay_view_with_its_controls() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    ui.focus = Focus::Conversation;
+    ui.replay = Some(crate::tui::ui::ReplayBar {
+        position: 1_234,
+        total: 56_789,
+        loading: true,
+        recorded_ms: 12_300,
+        total_ms: 225_000,
+        speed: 4.0,
+        playing: false,
+        skipped: 3,
+        source: "session.jsonl · Claude Code session".into(),
+    });
+    let buf = draw(&state, &mut ui, 130, 40, &color());
+    assert_snapshot!("replay_controls", text(&buf));
+    let screen = text(&buf);
+    assert!(screen.contains("event 1234 of 56789 (loading…)"), "{screen}");
+    assert!(screen.contains("0:12.3 / 3:45.0"), "{screen}");
+    assert!(screen.contains("×4") && screen.contains("3 bad lines skipped"), "{screen}");
+    assert!(screen.contains("Space play/pause"), "{screen}");
+    assert!(!screen.contains("ask brood"), "the composer is gone: {screen}");
+}
