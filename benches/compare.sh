@@ -80,7 +80,7 @@ check_same_work() {
   notes=$("$BIN" replay --print "$SESSION" 2>&1 >/dev/null | grep -c -v '^brood: not shown:' || true)
   [ "$notes" -eq 0 ] || die "brood replay reported problems with the Claude session: $("$BIN" replay --print "$SESSION" 2>&1 >/dev/null | head -3)"
   local children
-  children=$("$BIN" replay --print --json "$SESSION" | grep -c '"type":"subagent_start"')
+  children=$("$BIN" replay --print --json "$SESSION" 2>/dev/null | grep -c '"type":"subagent_start"')
   log "claude session: brood reads $children subagents"
   "$CCL" "$SESSION" -f md -o "$OUT/ccl.md" --no-cache >"$OUT/ccl.log" 2>&1 ||
     die "claude-code-log failed on the session: $(tail -3 "$OUT/ccl.log")"
@@ -164,17 +164,17 @@ main() {
   compare "glob '$GLOB_BROOD' vs fdfind --glob '$GLOB_FD'" le 1.5 \
     "$bin tool glob $(q "{\"pattern\":\"$GLOB_BROOD\"}") --cwd $tree" \
     "fdfind --glob $(q "$GLOB_FD") --base-directory $tree"
-  compare "replay --print Claude session ($(du -sh "$CLAUDE_DIR" | cut -f1)) vs claude-code-log -f md" faster 10 \
+  compare "replay --print Claude session ($(size_mb "$CLAUDE_DIR")) vs claude-code-log -f md" faster 10 \
     "$bin replay --print $(q "$SESSION")" \
     "$(q "$CCL") $(q "$SESSION") -f md -o $(q "$OUT/ccl.md") --no-cache"
-  compare "replay --print --json trace ($(du -h "$TRACE" | cut -f1)) vs jq -c ." le 2 \
+  compare "replay --print --json trace ($(size_mb "$TRACE")) vs jq -c ." le 2 \
     "$bin replay --print --json $(q "$TRACE")" \
     "jq -c . $(q "$TRACE")"
 
   {
     machine
     echo "- peers: $(rg --version | head -1), $(fdfind --version), jq $(jq --version), $(hyperfine --version), claude-code-log $("$CCL" --version 2>/dev/null | awk '{print $NF}')"
-    echo "- inputs ($WORK): $(cut -d' ' -f2- "$TREE.stamp") ($(find "$TREE" -type f -not -path '*/.git/*' | wc -l) files, $(du -sh "$TREE" | cut -f1)); trace $(du -h "$TRACE" | cut -f1); Claude session $(du -h "$SESSION" | cut -f1) + $(find "$CLAUDE_DIR" -name 'agent-*.jsonl' | wc -l) subagent files"
+    echo "- inputs ($WORK): $(cut -d' ' -f2- "$TREE.stamp") ($(find "$TREE" -type f -not -path '*/.git/*' | wc -l) files, $(size_mb "$TREE")); trace $(size_mb "$TRACE"); Claude session: main file $(size_mb "$SESSION"), $(size_mb "$CLAUDE_DIR") with its $(find "$CLAUDE_DIR" -name 'agent-*.jsonl' | wc -l) subagent files"
     echo "- hyperfine: $WARMUP warmups, $RUNS runs, medians; output to /dev/null (claude-code-log writes its .md file); peak RSS by /usr/bin/time -v"
   } >"$WORK/machine.md"
 

@@ -70,6 +70,9 @@ peak_rss() {
   rm -f "$report"
 }
 
+# "100 MB" (10^6 bytes): the apparent size of a file or folder.
+size_mb() { du -sb --apparent-size "$1" | awk '{ printf "%.0f MB", $1 / 1e6 }'; }
+
 # "123 MB" from kB.
 mb() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k / 1024 }'; }
 

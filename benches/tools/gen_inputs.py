@@ -142,7 +142,7 @@ def make_blocks(rng, lang, count, lines_per_block):
 NEEDLE_FILES = 37  # files that hold the rare string the few-matches grep looks for
 
 
-def gen_tree(root, files, seed):
+def gen_tree(root, files, seed, ignored_files=3000):
     rng = random.Random(seed)
     if os.path.exists(root):
         shutil.rmtree(root)
@@ -200,7 +200,7 @@ def gen_tree(root, files, seed):
     # and would report far more matches.
     ignored = 0
     big = rng.randbytes(1 << 20)
-    for i in range(3000):
+    for i in range(ignored_files):
         kind = i % 3
         path = os.path.join(root, "target", "release", "deps" if kind else "build", f"unit_{i}")
         if kind == 0:
@@ -577,6 +577,7 @@ def main():
     t = sub.add_parser("tree")
     t.add_argument("dir")
     t.add_argument("--files", type=int, default=55_000)
+    t.add_argument("--ignored", type=int, default=3000, help="files in the ignored target/")
     t.add_argument("--seed", type=int, default=7)
     r = sub.add_parser("trace")
     r.add_argument("file")
@@ -590,7 +591,7 @@ def main():
     c.add_argument("--seed", type=int, default=7)
     a = ap.parse_args()
     if a.cmd == "tree":
-        gen_tree(a.dir, a.files, a.seed)
+        gen_tree(a.dir, a.files, a.seed, a.ignored)
     elif a.cmd == "trace":
         gen_trace(a.file, a.mb, a.children, a.seed)
     else:

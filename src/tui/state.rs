@@ -36,7 +36,7 @@ pub enum CallStatus {
 pub struct ToolCell {
     pub call_id: String,
     pub name: String,
-    pub input: serde_json::Value,
+    pub input: Arc<serde_json::Value>,
     pub status: CallStatus,
     pub started_ms: u64,
     pub duration_ms: Option<u64>,
@@ -70,9 +70,10 @@ pub enum NoticeLevel {
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntryKind {
     User(String),
-    /// Markdown; `streaming` while deltas still arrive.
+    /// Markdown; `streaming` while deltas still arrive. Shared with replay
+    /// checkpoints; appending copies it only if a checkpoint holds it.
     Assistant {
-        text: String,
+        text: Arc<String>,
         streaming: bool,
     },
     Tool(ToolCell),
@@ -104,7 +105,7 @@ pub struct LiveLine {
     pub seq: u64,
     pub call_id: String,
     pub tool: String,
-    pub input: serde_json::Value,
+    pub input: Arc<serde_json::Value>,
     pub status: CallStatus,
     /// The first line of the result, once there is one.
     pub result: Option<String>,
@@ -114,10 +115,10 @@ pub struct LiveLine {
 #[derive(Debug, Clone, PartialEq)]
 pub enum TranscriptItem {
     Prompt(String),
-    Assistant(String),
+    Assistant(Arc<str>),
     ToolCall {
         name: String,
-        input: serde_json::Value,
+        input: Arc<serde_json::Value>,
     },
     ToolResult {
         name: String,
@@ -455,7 +456,7 @@ impl State {
                 if !text.is_empty() {
                     child
                         .transcript
-                        .push(TranscriptItem::Assistant(text.clone()));
+                        .push(TranscriptItem::Assistant(text.as_str().into()));
                 }
             }
             EventKind::ToolCall {
@@ -463,6 +464,7 @@ impl State {
                 name,
                 input,
             } => {
+                let input = Arc::new(input.clone());
                 child.live.push(LiveLine {
                     seq: event.seq,
                     call_id: call_id.clone(),
@@ -473,7 +475,7 @@ impl State {
                 });
                 child.transcript.push(TranscriptItem::ToolCall {
                     name: name.clone(),
-                    input: input.clone(),
+                    input,
                 });
             }
             EventKind::PermissionDecision {
@@ -625,14 +627,14 @@ impl State {
                 },
         }) = self.entries.last_mut()
         {
-            text.push_str(delta);
+            Arc::make_mut(text).push_str(delta);
             *entry_rev = rev;
             return;
         }
         self.entries.push(Entry {
             rev,
             kind: EntryKind::Assistant {
-                text: delta.to_string(),
+                text: Arc::new(delta.to_string()),
                 streaming: true,
             },
         });
@@ -656,7 +658,7 @@ impl State {
             self.entries.push(Entry {
                 rev,
                 kind: EntryKind::Assistant {
-                    text: full.to_string(),
+                    text: Arc::new(full.to_string()),
                     streaming: false,
                 },
             });
@@ -689,7 +691,7 @@ impl State {
             EntryKind::Tool(ToolCell {
                 call_id: call_id.to_string(),
                 name: name.to_string(),
-                input: input.clone(),
+                input: Arc::new(input.clone()),
                 status: CallStatus::Running,
                 started_ms: t_ms,
                 duration_ms: None,

@@ -419,9 +419,18 @@ fn replay_view_with_its_controls() {
     let buf = draw(&state, &mut ui, 130, 40, &color());
     assert_snapshot!("replay_controls", text(&buf));
     let screen = text(&buf);
-    assert!(screen.contains("event 1234 of 56789 (loading…)"), "{screen}");
+    assert!(
+        screen.contains("event 1234 of 56789 (loading…)"),
+        "{screen}"
+    );
     assert!(screen.contains("0:12.3 / 3:45.0"), "{screen}");
-    assert!(screen.contains("×4") && screen.contains("3 bad lines skipped"), "{screen}");
+    assert!(
+        screen.contains("×4") && screen.contains("3 bad lines skipped"),
+        "{screen}"
+    );
     assert!(screen.contains("Space play/pause"), "{screen}");
-    assert!(!screen.contains("ask brood"), "the composer is gone: {screen}");
+    assert!(
+        !screen.contains("ask brood"),
+        "the composer is gone: {screen}"
+    );
 }
