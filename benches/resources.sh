@@ -148,19 +148,21 @@ measure_demo() {
   log "demo: ${secs} s at --speed 1 in $PROJECT, ${more} more questions; RSS every ${sample} s in $samples"
   local pid
   pid=$(start_tui "$name" "$PROJECT" "$BIN" demo --speed 1 --trace "$trace")
-  local start=$SECONDS asked=0 peak=0 rss last_ask=-1
+  local start=$SECONDS asked=0 peak=0 rss answered
   printf 'seconds\tVmRSS_kB\n' >"$samples"
   while [ $((SECONDS - start)) -lt "$secs" ]; do
     [ -d "/proc/$pid" ] || die "demo: brood exited early: $(screen "$name" | tail -3)"
     rss=$(status_kb "$pid" VmRSS)
     printf '%s\t%s\n' $((SECONDS - start)) "$rss" >>"$samples"
     [ "$rss" -le "$peak" ] || peak=$rss
-    # The next question once brood is idle again (and the screen has had a
-    # moment to show it), like a person reading the answer and asking more.
-    if [ "$asked" -lt "$more" ] && [ $((SECONDS - last_ask)) -ge 5 ] && screen "$name" | grep -q ' idle · '; then
+    # The next question once every question so far has its answer (the
+    # parent's turn_end is in the trace) and the screen shows brood idle, like
+    # a person reading the answer and asking more.
+    answered=$(grep -c '"agent":"main","type":"turn_end"' "$trace" 2>/dev/null || true)
+    if [ "$asked" -lt "$more" ] && [ "$answered" -ge $((asked + 1)) ] && screen "$name" | grep -q ' idle · '; then
       tm send-keys -t "$name" -l "${QUESTIONS[asked % ${#QUESTIONS[@]}]}"
       tm send-keys -t "$name" Enter
-      asked=$((asked + 1)) last_ask=$SECONDS
+      asked=$((asked + 1))
       log "demo: question $((asked + 1)) at $((SECONDS - start)) s"
     fi
     sleep "$sample"

@@ -30,15 +30,22 @@ ensure_apt() {
   "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# Builds the release binary once, unless BROOD_BIN points at one already. Other
-# people may hold the cargo lock on a shared target/: cargo waits for it.
+# Builds the release binary once, unless BROOD_BIN points at one already, and
+# runs a copy of it: target/ may be shared, and a rebuild by someone else in
+# the middle of a run must not mix two versions in one table. Other people may
+# also hold the cargo lock: cargo waits for it.
 build_brood() {
+  local built=$BIN
   if [ -n "${BROOD_BIN:-}" ]; then
     [ -x "$BIN" ] || die "BROOD_BIN=$BIN is not an executable"
-    return
+  else
+    log "cargo build --release (may wait for the cargo lock)"
+    (cd "$REPO" && cargo build --release --quiet)
   fi
-  log "cargo build --release (may wait for the cargo lock)"
-  (cd "$REPO" && cargo build --release --quiet)
+  mkdir -p "$WORK/bin"
+  cp "$built" "$WORK/bin/brood.new" && mv "$WORK/bin/brood.new" "$WORK/bin/brood"
+  BIN="$WORK/bin/brood"
+  BUILT_FROM="$built, $(cd "$REPO" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$REPO" && git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes')"
 }
 
 # Runs gen_inputs.py with "$@" unless the same generator, with the same
@@ -73,8 +80,8 @@ peak_rss() {
 # "100 MB" (10^6 bytes): the apparent size of a file or folder.
 size_mb() { du -sb --apparent-size "$1" | awk '{ printf "%.0f MB", $1 / 1e6 }'; }
 
-# "123 MB" from kB.
-mb() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k / 1024 }'; }
+# "123 MB" (10^6 bytes) from kB (KiB, as /proc and time -v count).
+mb() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
 
 # One line per fact about the machine, as Markdown list items.
 machine() {
@@ -83,5 +90,5 @@ machine() {
   mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
   echo "- machine: $(nproc) cores ($cpu), $mem RAM, Linux $(uname -r)"
   echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine adds noise)"
-  echo "- brood: $(cd "$REPO" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$REPO" && git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes'), $BIN"
+  echo "- brood: ${BUILT_FROM:-$BIN} (copied to $BIN for the run)"
 }

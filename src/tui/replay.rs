@@ -39,7 +39,7 @@ pub const SPEEDS: [f64; 9] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
 /// Events between checkpoints (at first; the spacing doubles to keep their count
 /// bounded on huge traces).
 const CHECKPOINT_EVERY: usize = 5_000;
-const MAX_CHECKPOINTS: usize = 48;
+const MAX_CHECKPOINTS: usize = 16;
 /// A silence longer than this in the recording plays as this long, so replays
 /// do not sit still while the recorded person was away.
 pub const MAX_GAP_MS: u64 = 3_000;
