@@ -9,7 +9,7 @@ use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{TASK_TOOL, summarize_task};
+use crate::agent::{TASK_TOOL, envelope_text, summarize_task};
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason};
 use crate::model::estimate_tokens;
 use crate::session::Session;
@@ -101,7 +101,7 @@ impl TextPrinter {
             } => {
                 if name == TASK_TOOL {
                     self.returned_tokens += estimate_tokens(content);
-                    let summary = task_summary(content);
+                    let summary = envelope_text(content);
                     self.result_head(out, &summary, *is_error);
                 } else {
                     self.result_head(out, content, *is_error);
@@ -251,15 +251,6 @@ pub fn retry_line(attempt: u32, max_attempts: u32, wait_ms: u64, reason: &str) -
         format!("{wait_ms} ms")
     };
     format!("retrying in {wait} ({attempt}/{max_attempts}): {reason}")
-}
-
-/// The text of a `task` result: the envelope's `text`, or the raw content when it
-/// is not an envelope.
-fn task_summary(content: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(content)
-        .ok()
-        .and_then(|v| v.get("text").and_then(|t| t.as_str()).map(String::from))
-        .unwrap_or_else(|| content.to_string())
 }
 
 fn truncate_chars(text: &str, max: usize) -> String {

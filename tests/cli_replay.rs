@@ -386,76 +386,12 @@ fn foreign_transcripts_convert_to_brood_event_lines() {
 
 /// `brood replay` in a real terminal: tmux runs it, the test reads the screen.
 mod workbench {
-    use std::process::Command;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use super::*;
+    use common::tmux::Tmux;
 
-    struct Tmux {
-        socket: String,
-    }
-
-    impl Tmux {
-        fn start(sb: &Sandbox, command: &str) -> Tmux {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            let tmux = Tmux {
-                socket: format!("brood-replay-{}-{nanos}", std::process::id()),
-            };
-            let status = Command::new("tmux")
-                .args(["-L", &tmux.socket, "-f", "/dev/null", "new-session", "-d"])
-                .args(["-s", "t", "-x", "130", "-y", "40"])
-                .args(["-c", sb.workspace().to_str().unwrap()])
-                .arg(format!(
-                    "env -i PATH='{path}' HOME='{home}' XDG_DATA_HOME='{data}' TERM=xterm-256color \
-                     bash --norc --noprofile -c '{command}; echo replay-exited-$?; sleep 30'",
-                    path = std::env::var("PATH").unwrap_or_default(),
-                    home = sb.root.path().display(),
-                    data = sb.data().display(),
-                ))
-                .status()
-                .expect("tmux must be installed to run the terminal tests (.ci/run installs it)");
-            assert!(status.success(), "tmux new-session failed");
-            tmux
-        }
-
-        fn tmux(&self, args: &[&str]) -> String {
-            let out = Command::new("tmux")
-                .args(["-L", &self.socket])
-                .args(args)
-                .output()
-                .unwrap();
-            String::from_utf8_lossy(&out.stdout).into_owned()
-        }
-
-        fn key(&self, key: &str) {
-            self.tmux(&["send-keys", "-t", "t", key]);
-        }
-
-        fn wait_for(&self, needle: &str) -> String {
-            let deadline = Instant::now() + Duration::from_secs(15);
-            loop {
-                let screen = self.tmux(&["capture-pane", "-p", "-t", "t"]);
-                if screen.contains(needle) {
-                    return screen;
-                }
-                assert!(
-                    Instant::now() < deadline,
-                    "waited for {needle:?}; the screen was:\n{screen}"
-                );
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        }
-    }
-
-    impl Drop for Tmux {
-        fn drop(&mut self) {
-            let _ = Command::new("tmux")
-                .args(["-L", &self.socket, "kill-server"])
-                .status();
-        }
-    }
+    const WAIT: Duration = Duration::from_secs(15);
 
     #[test]
     fn replay_plays_the_last_session_in_the_workbench_and_quits_on_q() {
@@ -463,17 +399,17 @@ mod workbench {
         let live = record(&sb, delegating_script(), "where is login?", None);
         assert_eq!(live.status.code(), Some(0), "{}", stderr(&live));
         let events = event_lines(&sb.traces()[0]).len();
-        let bin = env!("CARGO_BIN_EXE_brood");
-        let tmux = Tmux::start(&sb, &format!("{bin} replay --last"));
-        let screen = tmux.wait_for("replay");
+        let tmux = Tmux::shell(&sb, 130, 40);
+        tmux.command("brood replay --last; echo replay-exited-$?");
+        let screen = tmux.wait_for(".jsonl · brood trace", WAIT);
         assert!(screen.contains(".jsonl · brood trace"), "{screen}");
         // Jump to the end: every event applied, the parent's answer on screen.
-        tmux.key("G");
-        let screen = tmux.wait_for(&format!("event {events} of {events}"));
+        tmux.keys(&["G"]);
+        let screen = tmux.wait_for(&format!("event {events} of {events}"), WAIT);
         assert!(screen.contains("where is login?"), "{screen}");
         assert!(screen.contains("Login is in src/auth.rs:1"), "{screen}");
         assert!(screen.contains("sub-2"), "{screen}");
-        tmux.key("q");
-        tmux.wait_for("replay-exited-0");
+        tmux.keys(&["q"]);
+        tmux.wait_for("replay-exited-0", WAIT);
     }
 }

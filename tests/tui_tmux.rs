@@ -4,106 +4,10 @@
 
 mod common;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::Sandbox;
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn new(sb: &Sandbox, width: u16, height: u16) -> Tmux {
-        let socket = format!("brood-test-{}-{}", std::process::id(), rand_suffix());
-        let tmux = Tmux { socket };
-        let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_brood"))
-            .parent()
-            .unwrap()
-            .to_path_buf();
-        let path = format!(
-            "{}:{}",
-            bin_dir.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        let status = Command::new("tmux")
-            .args(["-L", &tmux.socket, "-f", "/dev/null", "new-session", "-d", "-s", "t"])
-            .args(["-x", &width.to_string(), "-y", &height.to_string()])
-            .args(["-c", sb.workspace().to_str().unwrap()])
-            .arg(format!(
-                "env -i PATH='{path}' HOME='{home}' XDG_DATA_HOME='{data}' TERM=xterm-256color PS1='ready$ ' bash --norc --noprofile",
-                home = sb.root.path().display(),
-                data = sb.data().display(),
-            ))
-            .status()
-            .expect("tmux must be installed to run the terminal tests (.ci/run installs it)");
-        assert!(status.success(), "tmux new-session failed");
-        tmux
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        self.run(&[&["send-keys", "-t", "t"][..], keys].concat());
-    }
-
-    fn type_text(&self, text: &str) {
-        self.run(&["send-keys", "-t", "t", "-l", text]);
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "t"])
-    }
-
-    /// Waits until the screen shows `needle`, or fails showing the screen.
-    fn wait_for(&self, needle: &str, timeout: Duration) -> String {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let screen = self.screen();
-            if screen.contains(needle) {
-                return screen;
-            }
-            if Instant::now() > deadline {
-                panic!("waited {timeout:?} for {needle:?}; the screen was:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn resize(&self, width: u16, height: u16) {
-        self.run(&[
-            "resize-window",
-            "-t",
-            "t",
-            "-x",
-            &width.to_string(),
-            "-y",
-            &height.to_string(),
-        ]);
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
-    }
-}
-
-fn rand_suffix() -> u32 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0)
-}
+use common::tmux::Tmux;
 
 fn project(sb: &Sandbox) {
     sb.write(
@@ -124,8 +28,7 @@ fn project(sb: &Sandbox) {
 fn the_demo_runs_in_a_real_terminal_and_gives_the_shell_back() {
     let sb = Sandbox::new();
     project(&sb);
-    let tmux = Tmux::new(&sb, 130, 40);
-    tmux.wait_for("ready$", Duration::from_secs(10));
+    let tmux = Tmux::shell(&sb, 130, 40);
     tmux.type_text("brood demo --speed 8 --no-trace; echo \"brood-exit=$?\"");
     tmux.keys(&["Enter"]);
     // Children show up live, then the parent's answer.
@@ -172,8 +75,7 @@ fn the_demo_runs_in_a_real_terminal_and_gives_the_shell_back() {
 fn ctrl_c_twice_quits_even_mid_run() {
     let sb = Sandbox::new();
     project(&sb);
-    let tmux = Tmux::new(&sb, 120, 35);
-    tmux.wait_for("ready$", Duration::from_secs(10));
+    let tmux = Tmux::shell(&sb, 120, 35);
     tmux.type_text("brood demo --speed 0.5 --no-trace; echo \"brood-exit=$?\"");
     tmux.keys(&["Enter"]);
     tmux.wait_for("Subagents", Duration::from_secs(20));

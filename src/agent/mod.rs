@@ -19,7 +19,7 @@ pub use launcher::{
     DEFAULT_MAX_PARALLEL, LaunchError, Launcher, LauncherParts, Models, TaskReport, TaskRequest,
 };
 pub use profile::{ModelRole, Profile, ProfileError, ResultContract, TASK_TOOL};
-pub use task::{TaskTool, summarize_task};
+pub use task::{TaskTool, envelope_text, summarize_task};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

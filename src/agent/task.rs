@@ -69,6 +69,15 @@ fn first_words(prompt: &str) -> String {
     }
 }
 
+/// The text of a `task` result: the envelope's `text` (the child's summary, or
+/// why it failed), or the content itself when it is not an envelope.
+pub fn envelope_text(content: &str) -> String {
+    serde_json::from_str::<Value>(content)
+        .ok()
+        .and_then(|v| v.get("text").and_then(|t| t.as_str()).map(String::from))
+        .unwrap_or_else(|| content.to_string())
+}
+
 /// `explore: find auth entry points`: a task call for people. A free function so
 /// printers without a launcher (replay) label calls the same way.
 pub fn summarize_task(input: &Value) -> String {

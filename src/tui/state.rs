@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::agent::TASK_TOOL;
+use crate::agent::{TASK_TOOL, envelope_text};
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason, Usage};
 use crate::model::estimate_tokens;
 
@@ -805,14 +805,6 @@ fn first_line(text: &str) -> String {
         out.push_str(&format!(" (+{extra} lines)"));
     }
     out
-}
-
-/// A task result's `text`, or the content itself when it is not an envelope.
-fn envelope_text(content: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(content)
-        .ok()
-        .and_then(|v| v.get("text").and_then(|t| t.as_str()).map(String::from))
-        .unwrap_or_else(|| content.to_string())
 }
 
 /// The event's `type` as in the trace.

@@ -104,3 +104,4 @@ pub fn event_types(trace: &Path) -> Vec<String> {
         .collect()
 }
 pub mod stream_server;
+pub mod tmux;
