@@ -39,15 +39,54 @@ pub const SPEEDS: [f64; 9] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
 /// Events between checkpoints (at first; the spacing doubles to keep their count
 /// bounded on huge traces).
 const CHECKPOINT_EVERY: usize = 5_000;
-const MAX_CHECKPOINTS: usize = 16;
+const MAX_CHECKPOINTS: usize = 8;
 /// A silence longer than this in the recording plays as this long, so replays
 /// do not sit still while the recorded person was away.
 pub const MAX_GAP_MS: u64 = 3_000;
 
+/// Events in fixed-size chunks: a long trace grows without the vector being
+/// copied into one twice as large, which would briefly hold both copies.
+#[derive(Default)]
+struct Events {
+    chunks: Vec<Vec<Event>>,
+    len: usize,
+}
+
+/// Events per chunk.
+const CHUNK: usize = 8192;
+
+impl Events {
+    fn push(&mut self, event: Event) {
+        if self.chunks.last().is_none_or(|c| c.len() == CHUNK) {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        if let Some(chunk) = self.chunks.last_mut() {
+            chunk.push(event);
+            self.len += 1;
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&self, index: usize) -> Option<&Event> {
+        self.chunks.get(index / CHUNK)?.get(index % CHUNK)
+    }
+
+    fn t_ms(&self, index: usize) -> u64 {
+        self.get(index).map_or(0, |e| e.t_ms)
+    }
+
+    fn iter(&self) -> impl DoubleEndedIterator<Item = &Event> {
+        self.chunks.iter().flatten()
+    }
+}
+
 /// The replay's position and clock, separate from the terminal so it is tested
 /// on its own.
 pub struct Player {
-    events: Vec<Event>,
+    events: Events,
     /// Events applied to the state: the position.
     applied: usize,
     checkpoints: Vec<(usize, Checkpoint)>,
@@ -65,7 +104,7 @@ pub struct Player {
 impl Player {
     pub fn new(info: SessionInfo) -> Self {
         Player {
-            events: Vec::new(),
+            events: Events::default(),
             applied: 0,
             checkpoints: vec![(0, State::new(info.clone()).checkpoint())],
             checkpoint_every: CHECKPOINT_EVERY,
@@ -112,12 +151,16 @@ impl Player {
 
     /// Recorded time of the current position, and of the whole recording so far.
     pub fn times(&self) -> (u64, u64) {
-        let first = self.events.first().map_or(0, |e| e.t_ms);
+        let first = self.events.t_ms(0);
         let at = match self.applied {
             0 => first,
-            n => self.events[n - 1].t_ms,
+            n => self.events.t_ms(n - 1),
         };
-        let last = self.events.last().map_or(0, |e| e.t_ms);
+        let last = self
+            .events
+            .len()
+            .checked_sub(1)
+            .map_or(0, |i| self.events.t_ms(i));
         (at - first, last - first)
     }
 
@@ -154,9 +197,10 @@ impl Player {
         if index == 0 {
             return 0.0;
         }
-        let gap = self.events[index]
-            .t_ms
-            .saturating_sub(self.events[index - 1].t_ms);
+        let gap = self
+            .events
+            .t_ms(index)
+            .saturating_sub(self.events.t_ms(index - 1));
         gap.min(MAX_GAP_MS) as f64
     }
 
@@ -215,16 +259,17 @@ impl Player {
             )
         };
         if forward {
-            self.events[self.applied..]
+            self.events
                 .iter()
+                .skip(self.applied)
                 .position(is_boundary)
                 .map(|i| self.applied + i + 1)
         } else {
             // The boundary we are just past does not count: look before it.
             let end = self.applied.saturating_sub(1);
-            self.events[..end]
-                .iter()
-                .rposition(is_boundary)
+            (0..end)
+                .rev()
+                .find(|&i| self.events.get(i).is_some_and(is_boundary))
                 .map(|i| i + 1)
         }
     }
