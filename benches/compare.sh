@@ -21,6 +21,11 @@
 #   TRACE_MB         size of the generated brood trace (default 100)
 #   CLAUDE_MB        size of the generated Claude Code session, main file and
 #                    subagents together (default 36: a 21 MB main file)
+#   RG, FD           the ripgrep and fd binaries (default: Debian's rg, fdfind)
+#   RG_LATEST=1      build the current ripgrep from crates.io into $WORK/cargo
+#                    (cargo install, a few minutes) and compare against it:
+#                    Debian's rg 13 walks a tree more slowly than the ignore
+#                    crate brood links, which flatters brood's grep ratio
 #
 # Installs what it lacks: ripgrep, fd-find, jq, hyperfine and time with apt-get,
 # claude-code-log from PyPI into $WORK/venv.
@@ -38,11 +43,21 @@ TRACE="$WORK/trace.jsonl"
 CLAUDE_DIR="$WORK/claude"
 SESSION="$CLAUDE_DIR/-home-dev-shop/5e55a0b1-c0de-4bee-8a11-000000000001.jsonl"
 CCL="$WORK/venv/bin/claude-code-log"
+RG=${RG:-rg}
+FD=${FD:-fdfind}
 OUT="$WORK/out"
 ROWS="$WORK/compare.tsv"
 
 install_peers() {
   ensure_apt rg:ripgrep fdfind:fd-find jq:jq hyperfine:hyperfine /usr/bin/time:time python3:python3
+  if [ "${RG_LATEST:-0}" = 1 ]; then
+    if [ ! -x "$WORK/cargo/bin/rg" ]; then
+      log "building the current ripgrep from crates.io into $WORK/cargo"
+      CARGO_TARGET_DIR="$WORK/cargo-target" cargo install -q ripgrep --locked --root "$WORK/cargo"
+      rm -rf "$WORK/cargo-target"
+    fi
+    RG="$WORK/cargo/bin/rg"
+  fi
   if [ ! -x "$CCL" ]; then
     log "installing claude-code-log into $WORK/venv (pip)"
     python3 -m venv "$WORK/venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
@@ -64,13 +79,13 @@ check_same_work() {
   local pattern brood_total peer_total
   for pattern in "$GREP_MANY" "$GREP_FEW"; do
     brood_total=$(grep_total "$pattern")
-    peer_total=$(rg -n "$pattern" "$TREE" | wc -l)
+    peer_total=$("$RG" -n "$pattern" "$TREE" | wc -l)
     [ "$brood_total" = "$peer_total" ] ||
       die "grep $pattern: brood counts $brood_total matching lines, rg prints $peer_total"
     log "grep $pattern: $brood_total matching lines in both"
   done
   brood_total=$("$BIN" tool glob "{\"pattern\":\"$GLOB_BROOD\"}" --cwd "$TREE" | count_listing)
-  peer_total=$(fdfind --glob "$GLOB_FD" --base-directory "$TREE" | wc -l)
+  peer_total=$("$FD" --glob "$GLOB_FD" --base-directory "$TREE" | wc -l)
   [ "$brood_total" = "$peer_total" ] || die "glob: brood finds $brood_total files, fd $peer_total"
   log "glob: $brood_total files in both"
   cmp -s <("$BIN" replay --print --json "$TRACE") <(tail -n +2 "$TRACE") ||
@@ -157,13 +172,13 @@ main() {
   tree=$(q "$TREE") bin=$(q "$BIN")
   compare "grep '$GREP_MANY' vs rg -n (many matches)" le 1.5 \
     "$bin tool grep $(q "{\"pattern\":\"$GREP_MANY\"}") --cwd $tree" \
-    "rg -n $(q "$GREP_MANY") $tree"
+    "$(q "$RG") -n $(q "$GREP_MANY") $tree"
   compare "grep '$GREP_FEW' vs rg -n (few matches)" le 1.5 \
     "$bin tool grep $(q "{\"pattern\":\"$GREP_FEW\"}") --cwd $tree" \
-    "rg -n $(q "$GREP_FEW") $tree"
+    "$(q "$RG") -n $(q "$GREP_FEW") $tree"
   compare "glob '$GLOB_BROOD' vs fdfind --glob '$GLOB_FD'" le 1.5 \
     "$bin tool glob $(q "{\"pattern\":\"$GLOB_BROOD\"}") --cwd $tree" \
-    "fdfind --glob $(q "$GLOB_FD") --base-directory $tree"
+    "$(q "$FD") --glob $(q "$GLOB_FD") --base-directory $tree"
   compare "replay --print Claude session ($(size_mb "$CLAUDE_DIR")) vs claude-code-log -f md" faster 10 \
     "$bin replay --print $(q "$SESSION")" \
     "$(q "$CCL") $(q "$SESSION") -f md -o $(q "$OUT/ccl.md") --no-cache"
@@ -173,8 +188,13 @@ main() {
 
   {
     machine
-    echo "- peers: $(rg --version | head -1), $(fdfind --version), jq $(jq --version), $(hyperfine --version), claude-code-log $("$CCL" --version 2>/dev/null | awk '{print $NF}')"
-    echo "- inputs ($WORK): $(cut -d' ' -f2- "$TREE.stamp") ($(find "$TREE" -type f -not -path '*/.git/*' | wc -l) files, $(size_mb "$TREE")); trace $(size_mb "$TRACE"); Claude session: main file $(size_mb "$SESSION"), $(size_mb "$CLAUDE_DIR") with its $(find "$CLAUDE_DIR" -name 'agent-*.jsonl' | wc -l) subagent files"
+    echo "- peers: $("$RG" --version | head -1) ($(command -v "$RG")), $("$FD" --version), jq $(jq --version), $(hyperfine --version), claude-code-log $("$CCL" --version 2>/dev/null | awk '{print $NF}')"
+    local all ignored agents
+    all=$(find "$TREE" -type f -not -path '*/.git/*' | wc -l)
+    ignored=$(find "$TREE/target" "$TREE/build.log" -type f | wc -l)
+    agents=$(find "$CLAUDE_DIR" -name 'agent-*.jsonl' | wc -l)
+    echo "- tree: $all files, $(size_mb "$TREE"), of which $ignored files, $(size_mb "$TREE/target") are .gitignored; made by \`gen_inputs.py $(cut -d' ' -f2- "$TREE.stamp")\`"
+    echo "- brood trace: $(size_mb "$TRACE"); Claude Code session: main file $(size_mb "$SESSION"), $(size_mb "$CLAUDE_DIR") with its $agents subagent files"
     echo "- hyperfine: $WARMUP warmups, $RUNS runs, medians; output to /dev/null (claude-code-log writes its .md file); peak RSS by /usr/bin/time -v"
   } >"$WORK/machine.md"
 

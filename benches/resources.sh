@@ -53,8 +53,14 @@ start_tui() {
 
 screen() { tm capture-pane -p -t "$1" 2>/dev/null || true; }
 
-# A field of /proc/PID/status in kB (0 once the process is gone).
-status_kb() { awk -v k="$2:" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+# A field of /proc/PID/status in kB. A process that is gone (crashed, killed
+# by the OOM killer) ends the run: a 0 must never pass for a small peak.
+status_kb() {
+  local kb
+  kb=$(awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null) || true
+  [ -n "$kb" ] || die "brood (pid $1) exited before it was measured"
+  echo "$kb"
+}
 
 # utime+stime of PID in clock ticks; fields counted after the ")" that ends
 # the command name, which may itself hold spaces.
@@ -77,8 +83,17 @@ verdict() { if [ "$1" -eq 1 ]; then echo PASS; else echo MISS; fi; }
 measure_idle() {
   local secs=${IDLE_SECONDS:-10} pid t0 t1 pct
   log "idle: brood demo --speed 1000, then ${secs} s untouched"
-  pid=$(start_tui idle "$PROJECT" "$BIN" demo --speed 1000 --no-trace)
-  wait_for idle ' idle · ' 120 || die "idle: the demo did not finish within 120 s"
+  local trace="$WORK/idle-trace.jsonl" waited=0
+  rm -f "$trace"
+  pid=$(start_tui idle "$PROJECT" "$BIN" demo --speed 1000 --trace "$trace")
+  # Finished means the parent's turn_end is in the trace (the screen can say
+  # idle for a moment before the demo's question starts) and the screen is idle.
+  until grep -q '"agent":"main","type":"turn_end"' "$trace" 2>/dev/null; do
+    sleep 0.5
+    waited=$((waited + 1))
+    [ "$waited" -lt 240 ] || die "idle: the demo did not finish within 120 s"
+  done
+  wait_for idle ' idle · ' 30 || die "idle: the screen does not say idle"
   sleep 2 # let the last frame and the spinner's end settle
   t0=$(cpu_ticks "$pid")
   sleep "$secs"
@@ -183,10 +198,12 @@ main() {
   [ ${#parts[@]} -gt 0 ] || parts=(idle replay demo)
   ensure_apt tmux:tmux /usr/bin/time:time python3:python3
   build_brood
-  # A small project for the demo to explore (a few thousand files, a small
+  # A small project for the demos to explore (a few thousand files, a small
   # ignored target/), and the large trace compare.sh uses too.
   generate "$PROJECT" tree "$PROJECT" --files 3000 --ignored 300 --seed 11
-  generate "$TRACE" trace "$TRACE" --mb "${TRACE_MB:-100}" --children 50
+  case " ${parts[*]} " in
+    *" replay "*) generate "$TRACE" trace "$TRACE" --mb "${TRACE_MB:-100}" --children 50 ;;
+  esac
 
   printf 'measure\tfigure\ttarget\tresult\n' >"$ROWS"
   local part

@@ -150,7 +150,7 @@ impl TextPrinter {
                 &format!("[Subagent started] {id} {profile}: {description}"),
             ),
             EventKind::ToolResult { name, content, .. } => {
-                let flat = content.split_whitespace().collect::<Vec<_>>().join(" ");
+                let flat = flatten_head(content, CHILD_OUTPUT_CHARS);
                 let head = truncate_chars(&flat, CHILD_OUTPUT_CHARS);
                 self.line(out, &format!("  [{id}] {name}: {head}"));
             }
@@ -251,6 +251,24 @@ pub fn retry_line(attempt: u32, max_attempts: u32, wait_ms: u64, reason: &str) -
         format!("{wait_ms} ms")
     };
     format!("retrying in {wait} ({attempt}/{max_attempts}): {reason}")
+}
+
+/// The first words of `text` joined by single spaces, stopping once there is
+/// more than `max` characters' worth: a child's multi-KB result is never
+/// flattened whole to show 100 characters of it.
+fn flatten_head(text: &str, max: usize) -> String {
+    let mut flat = String::new();
+    for word in text.split_whitespace() {
+        if !flat.is_empty() {
+            flat.push(' ');
+        }
+        flat.push_str(word);
+        // Bytes bound characters from above (a char is at most 4 bytes).
+        if flat.len() > max * 4 {
+            break;
+        }
+    }
+    flat
 }
 
 fn truncate_chars(text: &str, max: usize) -> String {

@@ -45,7 +45,7 @@ build_brood() {
   mkdir -p "$WORK/bin"
   cp "$built" "$WORK/bin/brood.new" && mv "$WORK/bin/brood.new" "$WORK/bin/brood"
   BIN="$WORK/bin/brood"
-  BUILT_FROM="$built, $(cd "$REPO" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$REPO" && git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes')"
+  BUILT_FROM="$built, $(cd "$REPO" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$REPO" && git diff --quiet HEAD -- src Cargo.toml Cargo.lock 2>/dev/null || echo ' + uncommitted changes in src/')"
 }
 
 # Runs gen_inputs.py with "$@" unless the same generator, with the same
@@ -77,8 +77,9 @@ peak_rss() {
   rm -f "$report"
 }
 
-# "100 MB" (10^6 bytes): the apparent size of a file or folder.
-size_mb() { du -sb --apparent-size "$1" | awk '{ printf "%.0f MB", $1 / 1e6 }'; }
+# "100 MB" (10^6 bytes): the size of a file, or of the files in a folder.
+# Files only: a folder's own entries would add tens of MB for a deep tree.
+size_mb() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f MB", s / 1e6 }'; }
 
 # "123 MB" (10^6 bytes) from kB (KiB, as /proc and time -v count).
 mb() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
