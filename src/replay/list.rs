@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use super::ReplayError;
 use crate::event::{Event, EventKind, TerminalReason};
-use crate::trace::{TRACE_FORMAT, TraceHeader};
+use crate::trace::{TraceError, TraceHeader, TraceReader};
 
 const READ_BUFFER: usize = 256 * 1024;
 
@@ -168,25 +168,15 @@ fn open(path: &Path) -> Result<BufReader<File>, ReplayError> {
 }
 
 fn read_header(input: &mut impl BufRead, path: &Path) -> Result<TraceHeader, ReplayError> {
-    let mut line = Vec::new();
-    input
-        .read_until(b'\n', &mut line)
-        .map_err(ReplayError::io(path))?;
-    if line.trim_ascii().is_empty() {
-        return Err(ReplayError::Empty {
+    match TraceReader::new(path, input) {
+        Ok(reader) => Ok(reader.header().clone()),
+        // Not a brood trace: listed apart, not an error of the listing.
+        Err(TraceError::BadHeader { message, .. }) => Err(ReplayError::UnknownFormat {
             path: path.to_path_buf(),
-        });
+            detail: format!("line 1: {message}"),
+        }),
+        Err(e) => Err(e.into()),
     }
-    let not_brood = |detail: String| ReplayError::UnknownFormat {
-        path: path.to_path_buf(),
-        detail,
-    };
-    let header: TraceHeader = serde_json::from_slice(line.trim_ascii_end())
-        .map_err(|e| not_brood(format!("line 1: {}", super::brood::json_error(&e))))?;
-    if header.format != TRACE_FORMAT {
-        return Err(not_brood(format!("format {:?}", header.format)));
-    }
-    Ok(header)
 }
 
 /// Reads one trace, streaming, into its summary.

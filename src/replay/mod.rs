@@ -12,7 +12,6 @@
 //! killed mid-write) is accepted silently; any other line that is not an event
 //! is skipped and reported with its line number.
 
-mod brood;
 mod list;
 mod load;
 mod print;
@@ -27,6 +26,7 @@ pub use table::{json_line, render_table};
 
 use std::path::PathBuf;
 
+use crate::trace::TraceError;
 use crate::trace::import::KNOWN_FORMATS;
 
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +53,19 @@ pub enum ReplayError {
     DataDir(#[from] crate::config::ConfigError),
     #[error("cannot write the output: {0}")]
     Output(#[source] std::io::Error),
+}
+
+impl From<TraceError> for ReplayError {
+    fn from(e: TraceError) -> Self {
+        match e {
+            TraceError::Io { path, source } => ReplayError::Io { path, source },
+            TraceError::Empty { path } => ReplayError::Empty { path },
+            TraceError::BadHeader { path, message } => ReplayError::BadHeader {
+                path,
+                detail: format!("line 1: {message}"),
+            },
+        }
+    }
 }
 
 impl ReplayError {

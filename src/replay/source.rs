@@ -4,10 +4,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::ReplayError;
-use super::brood::{BroodReader, HeaderProblem, Step};
 use crate::event::Event;
 use crate::trace::TraceHeader;
 use crate::trace::import::{self, Format, ImportError, Imported};
+use crate::trace::{Step, TraceError, TraceReader};
 
 /// The formats replay reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +58,7 @@ pub enum Item {
 
 enum Inner {
     /// Streamed line by line (boxed: the reader is large, and there is one).
-    Brood(Box<BroodReader>),
+    Brood(Box<TraceReader>),
     /// Converted whole by the importer; its bad lines come first.
     Imported {
         bad_lines: std::vec::IntoIter<SkippedLine>,
@@ -151,7 +151,7 @@ pub fn open(path: &Path) -> Result<Source, ReplayError> {
             path: path.to_path_buf(),
         });
     }
-    match BroodReader::open(path) {
+    match TraceReader::open(path) {
         Ok(reader) => Ok(Source {
             path: path.to_path_buf(),
             format: SourceFormat::Brood,
@@ -159,14 +159,8 @@ pub fn open(path: &Path) -> Result<Source, ReplayError> {
             notes: Vec::new(),
             inner: Inner::Brood(Box::new(reader)),
         }),
-        Err(HeaderProblem::Empty) => Err(ReplayError::Empty {
-            path: path.to_path_buf(),
-        }),
-        Err(HeaderProblem::Io(source)) => Err(ReplayError::Io {
-            path: path.to_path_buf(),
-            source,
-        }),
-        Err(HeaderProblem::NotBrood(detail)) => foreign(path, detail),
+        Err(TraceError::BadHeader { message, .. }) => foreign(path, format!("line 1: {message}")),
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -1,11 +1,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::brood::{BroodReader, HeaderProblem, Step};
 use super::*;
 use crate::event::{AgentId, Event, EventKind, TerminalReason, Usage};
 use crate::headless::TextPrinter;
 use crate::trace::TraceHeader;
+use crate::trace::{Step, TraceError, TraceReader};
 
 fn header(session: &str, started_at: &str) -> String {
     let mut header = TraceHeader::new(session, "/work", "scripted", "m");
@@ -81,7 +81,7 @@ fn write_trace(dir: &Path, name: &str, started_at: &str, body: &str) -> PathBuf 
 }
 
 fn read_all(text: &str) -> (Vec<Step>, bool) {
-    let mut reader = BroodReader::new(Path::new("t.jsonl"), text.as_bytes()).unwrap();
+    let mut reader = TraceReader::new(Path::new("t.jsonl"), text.as_bytes()).unwrap();
     let mut steps = Vec::new();
     while let Some(step) = reader.next_step().unwrap() {
         steps.push(step);
@@ -107,7 +107,7 @@ fn the_reader_skips_bad_lines_by_number_and_accepts_a_cut_last_line() {
         bytes.push(b'\n');
     }
     bytes.extend_from_slice(&good[2].as_bytes()[..good[2].len() - 3]);
-    let mut reader = BroodReader::new(Path::new("t.jsonl"), &bytes[..]).unwrap();
+    let mut reader = TraceReader::new(Path::new("t.jsonl"), &bytes[..]).unwrap();
     let mut seen = Vec::new();
     while let Some(step) = reader.next_step().unwrap() {
         seen.push(match step {
@@ -127,7 +127,7 @@ fn the_reader_gives_each_events_own_line_back() {
         header("s", "2026-01-01T00:00:00.000Z"),
         lines(&[delta(1, "ü ✓"), user(2, AgentId::Main, "hi")])
     );
-    let mut reader = BroodReader::new(Path::new("t.jsonl"), text.as_bytes()).unwrap();
+    let mut reader = TraceReader::new(Path::new("t.jsonl"), text.as_bytes()).unwrap();
     let mut raw = Vec::new();
     while let Some(Step::Event(_)) = reader.next_step().unwrap() {
         raw.push(String::from_utf8(reader.raw_line().to_vec()).unwrap());
@@ -140,13 +140,13 @@ fn the_reader_gives_each_events_own_line_back() {
 
 #[test]
 fn headers_that_are_not_brood_are_told_apart_from_empty_files() {
-    let problem = |text: &str| BroodReader::new(Path::new("t"), text.as_bytes()).err();
-    assert!(matches!(problem(""), Some(HeaderProblem::Empty)));
-    assert!(matches!(problem("\n\n"), Some(HeaderProblem::Empty)));
-    let Some(HeaderProblem::NotBrood(why)) = problem("{\"type\":\"user\"}\n") else {
+    let problem = |text: &str| TraceReader::new(Path::new("t"), text.as_bytes()).err();
+    assert!(matches!(problem(""), Some(TraceError::Empty { .. })));
+    assert!(matches!(problem("\n\n"), Some(TraceError::Empty { .. })));
+    let Some(TraceError::BadHeader { message: why, .. }) = problem("{\"type\":\"user\"}\n") else {
         panic!("a foreign line is not a brood header");
     };
-    assert!(why.starts_with("line 1: missing field"), "{why}");
+    assert!(why.starts_with("missing field"), "{why}");
     assert!(!why.contains("at line"), "{why}");
 }
 

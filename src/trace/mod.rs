@@ -10,7 +10,7 @@ mod reader;
 mod writer;
 
 pub use header::{TRACE_FORMAT, TRACE_VERSION, TraceHeader};
-pub use reader::{BadLine, Trace, TraceReader, read_trace};
+pub use reader::{BadLine, Step, Trace, TraceReader, json_error, read_trace};
 pub use writer::TraceWriter;
 
 use std::path::PathBuf;

@@ -72,16 +72,22 @@ fn a_truncated_last_line_is_accepted_and_others_reported_by_number() {
         .append(true)
         .open(&path)
         .unwrap();
-    // Line 5 is garbage in the middle; line 7 is a half-written event.
+    // Line 5 is garbage in the middle; line 6 repeats seq 3 (seq must grow);
+    // line 7 is a good event; line 8 is a half-written one.
     writeln!(file, "{{not json").unwrap();
-    let last = serde_json::to_string(&written[2]).unwrap();
-    writeln!(file, "{last}").unwrap();
-    write!(file, "{}", &last[..last.len() / 2]).unwrap();
+    let repeated = serde_json::to_string(&written[2]).unwrap();
+    writeln!(file, "{repeated}").unwrap();
+    let mut next = written[2].clone();
+    next.seq = 4;
+    writeln!(file, "{}", serde_json::to_string(&next).unwrap()).unwrap();
+    write!(file, "{}", &repeated[..repeated.len() / 2]).unwrap();
     drop(file);
     let trace = read_trace(&path).unwrap();
     assert_eq!(trace.events.len(), 4);
-    assert_eq!(trace.bad_lines.len(), 1);
-    assert_eq!(trace.bad_lines[0].line, 5);
+    assert_eq!(trace.events[3], next);
+    let bad: Vec<usize> = trace.bad_lines.iter().map(|b| b.line).collect();
+    assert_eq!(bad, [5, 6]);
+    assert!(trace.bad_lines[1].error.contains("seq 3 does not follow 3"));
     assert!(trace.truncated_tail);
 }
 
