@@ -298,9 +298,10 @@ impl EventKind {
             }
             EventKind::SubagentEnd { summary, .. } => clean(summary),
             EventKind::ToolResult { content, .. } => {
-                let mut text = content.to_string();
-                clean(&mut text);
-                if **content != *text {
+                // Copied only when a secret is in it: tool output is large.
+                if secrets.iter().any(|s| content.contains(s.as_str())) {
+                    let mut text = content.to_string();
+                    clean(&mut text);
                     *content = text.into();
                 }
             }

@@ -9,7 +9,7 @@ use crossterm::event::{
 };
 
 use super::state::{PendingApproval, State};
-use super::ui::{Direction, Focus, LiveMode, Overlay, Ui};
+use super::ui::{Direction, Focus, LiveMode, Overlay, Ui, empty_composer};
 use crate::event::{ApprovalAnswer, Op};
 use crate::policy::command_prefix;
 
@@ -216,7 +216,7 @@ fn submit(state: &State, ui: &mut Ui) -> Vec<Action> {
     if text.trim().is_empty() {
         return Vec::new();
     }
-    ui.composer = super::ui::Ui::new().composer;
+    ui.composer = empty_composer();
     ui.history.push(text.clone());
     ui.history_pos = None;
     ui.conversation.to_bottom();
@@ -242,7 +242,7 @@ fn recall(ui: &mut Ui, direction: Direction) {
     };
     ui.history_pos = next;
     let text = next.map(|i| ui.history[i].clone()).unwrap_or_default();
-    let mut composer = super::ui::Ui::new().composer;
+    let mut composer = empty_composer();
     composer.insert_str(&text);
     ui.composer = composer;
 }

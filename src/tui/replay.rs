@@ -421,7 +421,9 @@ pub async fn run(
                     match replay_key(key.code, key.modifiers, &mut player, &mut state) {
                         ReplayKey::Quit => return Ok(()),
                         ReplayKey::Handled => {
-                            cache = ViewCache::new();
+                            // The layout cache stays valid across seeks: the
+                            // reducer is deterministic, so an entry at the same
+                            // index and revision has the same content.
                             dirty = true;
                             continue;
                         }

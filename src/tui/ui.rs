@@ -169,9 +169,6 @@ impl Default for Ui {
 
 impl Ui {
     pub fn new() -> Self {
-        let mut composer = TextArea::default();
-        composer.set_placeholder_text("ask brood…");
-        composer.set_cursor_line_style(ratatui::style::Style::default());
         Ui {
             focus: Focus::Composer,
             overlay: None,
@@ -184,7 +181,7 @@ impl Ui {
             trace: Scroll::default(),
             overlay_scroll: Scroll::default(),
             expanded: HashSet::new(),
-            composer,
+            composer: empty_composer(),
             history: Vec::new(),
             history_pos: None,
             queued: Vec::new(),
@@ -199,6 +196,14 @@ impl Ui {
     pub fn composer_text(&self) -> String {
         self.composer.lines().join("\n")
     }
+}
+
+/// A composer with nothing typed in it.
+pub fn empty_composer() -> TextArea<'static> {
+    let mut composer = TextArea::default();
+    composer.set_placeholder_text("ask brood…");
+    composer.set_cursor_line_style(ratatui::style::Style::default());
+    composer
 }
 
 /// Braille spinner frames.
