@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use globset::GlobBuilder;
 use serde_json::{Value, json};
 
-use super::util::{blocking, optional_str, required_str};
+use super::util::{blocking, flag, optional_str, required_str};
 use super::walk::{unreadable_note, walk_files, walker};
 use super::{Tool, ToolContext, ToolError, ToolKind};
 
@@ -45,6 +45,10 @@ impl Tool for GlobTool {
                 "path": {
                     "type": "string",
                     "description": "Folder to search in; defaults to the workspace root."
+                },
+                "case_insensitive": {
+                    "type": "boolean",
+                    "description": "Ignore case when matching (default false)."
                 }
             },
             "required": ["pattern"]
@@ -57,10 +61,14 @@ impl Tool for GlobTool {
 
     fn summarize(&self, input: &Value) -> String {
         let pattern = optional_str(input, "pattern").unwrap_or("?");
-        match optional_str(input, "path") {
+        let mut out = match optional_str(input, "path") {
             Some(path) => format!("{pattern} in {path}"),
             None => pattern.to_string(),
+        };
+        if flag(input, "case_insensitive") {
+            out.push_str(" (ignoring case)");
         }
+        out
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> Result<String, ToolError> {
@@ -80,6 +88,7 @@ impl Tool for GlobTool {
         }
         let matcher = GlobBuilder::new(&pattern)
             .literal_separator(true)
+            .case_insensitive(flag(&input, "case_insensitive"))
             .build()
             .map_err(|err| ToolError::InvalidInput(format!("invalid glob pattern: {err}")))?
             .compile_matcher();

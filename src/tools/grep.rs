@@ -44,7 +44,9 @@ impl Tool for GrepTool {
          one with `/` matches paths relative to the search folder (\"src/**/*.ts\"). \
          Case-sensitive unless case_insensitive is true. Returns `path:line:text` lines \
          sorted by path and line, at most 200, with the total count when there are \
-         more. Matches within one line only."
+         more. With output_mode \"count\" it lists `path:N` (matching lines per file) \
+         instead, most matches first, at most 200 files, with totals. Matches within \
+         one line only."
     }
 
     fn input_schema(&self) -> Value {
@@ -67,6 +69,11 @@ impl Tool for GrepTool {
                 "case_insensitive": {
                     "type": "boolean",
                     "description": "Ignore case when matching (default false)."
+                },
+                "output_mode": {
+                    "type": "string",
+                    "enum": ["content", "count"],
+                    "description": "\"content\" (default): matching lines; \"count\": matching lines per file."
                 }
             },
             "required": ["pattern"]
@@ -89,11 +96,15 @@ impl Tool for GrepTool {
         if flag(input, "case_insensitive") {
             out.push_str(" (ignoring case)");
         }
+        if let Ok(OutputMode::Count) = OutputMode::of(input) {
+            out.push_str(" (count)");
+        }
         out
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let pattern = required_str(&input, "pattern")?.to_string();
+        let mode = OutputMode::of(&input)?;
         let matcher = RegexMatcherBuilder::new()
             .case_insensitive(flag(&input, "case_insensitive"))
             .line_terminator(Some(b'\n'))
@@ -121,7 +132,7 @@ impl Tool for GrepTool {
                 .line_number(true)
                 .binary_detection(BinaryDetection::quit(b'\x00'));
             let builder = walker(&walk_root);
-            let new_state = || ThreadState::new(matcher.clone(), searcher.build());
+            let new_state = || ThreadState::new(matcher.clone(), searcher.build(), mode);
             Ok(walk_files(&builder, &cancel, new_state, |state, entry| {
                 if let Some(filter) = &filter
                     && !filter.accepts(entry, &walk_root)
@@ -138,17 +149,22 @@ impl Tool for GrepTool {
         }
         let (mut total, mut files, mut unreadable) = (0u64, 0u64, walked.unreadable);
         let mut hits = Vec::new();
+        let mut counts = Vec::new();
         for state in walked.states {
             total += state.total;
             files += state.files;
             unreadable += state.unreadable;
             hits.extend(state.best.into_vec());
+            counts.extend(state.counts);
         }
-        if hits.is_empty() {
+        if total == 0 {
             return Ok(format!(
                 "no matches for {pattern}{}",
                 unreadable_note(unreadable)
             ));
+        }
+        if let OutputMode::Count = mode {
+            return Ok(count_report(ctx, counts, total, unreadable));
         }
         hits.sort_unstable();
         let mut out = String::new();
@@ -166,6 +182,49 @@ impl Tool for GrepTool {
         out.push_str(&unreadable_note(unreadable));
         Ok(out.trim_end().to_string())
     }
+}
+
+/// What a search lists: the matching lines, or how many lines match per file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OutputMode {
+    Content,
+    Count,
+}
+
+impl OutputMode {
+    fn of(input: &Value) -> Result<Self, ToolError> {
+        match optional_str(input, "output_mode") {
+            None | Some("content") => Ok(OutputMode::Content),
+            Some("count") => Ok(OutputMode::Count),
+            Some(other) => Err(ToolError::InvalidInput(format!(
+                "output_mode must be \"content\" or \"count\", not \"{other}\""
+            ))),
+        }
+    }
+}
+
+/// `path:N` lines, most matches first (ties by path), at most [`MAX_MATCHES`]
+/// files, then a marker with the totals when some were left out.
+fn count_report(
+    ctx: &ToolContext,
+    mut counts: Vec<(Arc<Path>, u64)>,
+    total: u64,
+    unreadable: usize,
+) -> String {
+    counts.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut out = String::new();
+    for (path, n) in counts.iter().take(MAX_MATCHES) {
+        out.push_str(&format!("{}:{n}\n", ctx.workspace.display(path)));
+    }
+    if counts.len() > MAX_MATCHES {
+        out.push_str(&format!(
+            "[... {} more files not shown; {total} matching lines in {} files]\n",
+            counts.len() - MAX_MATCHES,
+            counts.len()
+        ));
+    }
+    out.push_str(&unreadable_note(unreadable));
+    out.trim_end().to_string()
 }
 
 /// The `glob` input: file names when it has no `/`, relative paths otherwise.
@@ -245,18 +304,23 @@ struct ThreadState {
     best: BinaryHeap<Hit>,
     /// Lines of the file being searched: (line number, text).
     file_hits: Vec<(u64, String)>,
+    mode: OutputMode,
+    /// In count mode, every matching file with its number of matching lines.
+    counts: Vec<(Arc<Path>, u64)>,
     total: u64,
     files: u64,
     unreadable: usize,
 }
 
 impl ThreadState {
-    fn new(matcher: RegexMatcher, searcher: Searcher) -> Self {
+    fn new(matcher: RegexMatcher, searcher: Searcher, mode: OutputMode) -> Self {
         ThreadState {
             matcher,
             searcher,
             best: BinaryHeap::new(),
             file_hits: Vec::new(),
+            mode,
+            counts: Vec::new(),
             total: 0,
             files: 0,
             unreadable: 0,
@@ -265,14 +329,18 @@ impl ThreadState {
 
     fn search(&mut self, path: &Path) {
         self.file_hits.clear();
-        // Hits that sort after the current worst kept hit can never be shown.
+        // Hits that sort after the current worst kept hit can never be shown;
+        // in count mode no line is shown at all.
         let bound = match self.best.len() >= MAX_MATCHES {
             true => self.best.peek().map(|hit| (&*hit.path, hit.line)),
             false => None,
         };
         let mut sink = FileSink {
             path,
-            bound,
+            keep: match self.mode {
+                OutputMode::Content => Keep::Before(bound),
+                OutputMode::Count => Keep::None,
+            },
             hits: &mut self.file_hits,
             count: 0,
             binary: false,
@@ -288,6 +356,9 @@ impl ThreadState {
         }
         self.total += count;
         self.files += 1;
+        if let OutputMode::Count = self.mode {
+            self.counts.push((Arc::from(path), count));
+        }
         if self.file_hits.is_empty() {
             return;
         }
@@ -312,10 +383,19 @@ impl ThreadState {
 /// could still be among the first [`MAX_MATCHES`].
 struct FileSink<'a> {
     path: &'a Path,
-    bound: Option<(&'a Path, u64)>,
+    keep: Keep<'a>,
     hits: &'a mut Vec<(u64, String)>,
     count: u64,
     binary: bool,
+}
+
+/// Which matching lines of a file are worth keeping the text of.
+#[derive(Clone, Copy)]
+enum Keep<'a> {
+    /// None: only the count is wanted.
+    None,
+    /// Those before this (path, line), or all while nothing bounds them yet.
+    Before(Option<(&'a Path, u64)>),
 }
 
 impl Sink for FileSink<'_> {
@@ -324,8 +404,12 @@ impl Sink for FileSink<'_> {
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
         self.count += 1;
         let line = mat.line_number().unwrap_or(0);
-        let wanted = self.hits.len() < MAX_MATCHES
-            && self.bound.is_none_or(|bound| (self.path, line) < bound);
+        let wanted = match self.keep {
+            Keep::None => false,
+            Keep::Before(bound) => {
+                self.hits.len() < MAX_MATCHES && bound.is_none_or(|bound| (self.path, line) < bound)
+            }
+        };
         if wanted {
             self.hits.push((line, line_text(mat.bytes())));
         }

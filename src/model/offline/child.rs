@@ -1,62 +1,67 @@
 //! The child's side of the offline driver: three steps, each decided from the
-//! history alone. Step 1 lists the files and greps for the prompt's keywords;
-//! step 2 reads the two files with the most hits around their first hit; step 3
-//! answers with an `ExploreResult` JSON object built from the grep lines, so
-//! every `path:line` in it is a line that really contains a keyword.
-
-use std::cmp::Reverse;
-use std::collections::BTreeMap;
+//! history alone, each made of real tool calls the live pane shows.
+//!
+//! 1. Search: `glob` for files named after the main terms, `grep` for
+//!    definitions of any term, `grep` in count mode for how often each file
+//!    mentions them, and for entry points `grep` over package manifests' entry
+//!    fields.
+//! 2. Read the best few files around their best line.
+//! 3. Answer with an `ExploreResult` built from what the tools returned: the
+//!    best file first, the definition it holds, one or two lines per file. Every
+//!    `path:line` is a line a tool really returned.
 
 use serde_json::{Value, json};
 
+use super::query::{Query, Topic};
+use super::rank::{self, Found, MANIFEST_GLOB, MANIFEST_PATTERN, Ranked};
+use super::results::{self, Hit};
 use super::words::{self, count};
-use super::{PlannedCall, Reply, answered, assistant_turns, has_tool_results};
+use super::{Answered, PlannedCall, Reply, answered, assistant_turns, has_tool_results};
 use crate::model::{Message, ModelRequest, Role};
 
 /// Files read in step 2.
-const FILES_TO_READ: usize = 2;
-/// Lines shown before the first hit of a file read in step 2.
-const LINES_BEFORE: u64 = 5;
+const FILES_TO_READ: usize = 3;
+/// Lines shown before a file's best line when it is read.
+const LINES_BEFORE: u64 = 3;
 /// Lines read per file in step 2.
-const READ_LIMIT: u64 = 30;
+const READ_LIMIT: u64 = 40;
+/// Terms whose names the glob of step 1 looks for: the heaviest few, since
+/// a name search by substring grows noisy fast.
+const NAME_TERMS: usize = 3;
 /// Findings (one per file) at most.
 const MAX_FINDINGS: usize = 5;
-/// Evidence locations at most.
+/// Evidence locations at most, and per file.
 const MAX_EVIDENCE: usize = 8;
-/// Evidence taken from one file before the next files get a turn.
-const EVIDENCE_PER_FILE: usize = 3;
-/// Past this many input tokens the child answers instead of reading files: half
-/// the explore profile's context budget (16,000), so a search with a huge
-/// output still ends in an answer rather than a budget stop.
-const READ_UNTIL_TOKENS: u64 = 8_000;
-/// Characters of a matching line quoted in a finding at most.
-const MAX_FINDING_CHARS: usize = 120;
-/// What the grep tool appends to a line it cut.
-const CUT_MARK: &str = " [...]";
+const EVIDENCE_PER_FILE: usize = 2;
+/// Past this many input tokens the child answers instead of reading files, so
+/// a search with a huge output still ends in an answer rather than a budget
+/// stop (the explore profile's context budget is 16,000).
+const READ_UNTIL_TOKENS: u64 = 11_000;
+/// Characters of a quoted line at most.
+const MAX_QUOTE_CHARS: usize = 100;
 
 /// The child's next reply, from its history alone.
 pub(super) fn respond(request: &ModelRequest) -> Reply {
     let messages = &request.messages;
-    let keywords = words::prompt_keywords(&first_prompt(messages));
-    if keywords.is_empty() {
-        return Reply::text(no_keywords());
+    let query = words::prompt_query(&first_prompt(messages));
+    if query.is_empty() {
+        return Reply::text(no_terms());
     }
     let turns = assistant_turns(messages);
     if turns == 0 {
-        return search(&keywords);
+        return search(&query);
     }
-    let search = Search::from_history(messages);
+    let history = History::read(messages);
     // A text message after the first (the contract checker's correction, or a
     // hook) asks for the answer again, whatever step this is.
     let corrected = messages
         .last()
         .is_some_and(|m| m.role == Role::User && !has_tool_results(m));
+    let ranked = rank::rank(&query, &history.found);
     let room_to_read = request.estimate_input_tokens() <= READ_UNTIL_TOKENS;
-    match (&search, turns, corrected) {
-        (Search::Done(report), 1, false) if !report.hits.is_empty() && room_to_read => {
-            read_best(report)
-        }
-        _ => Reply::text(final_answer(&keywords, &search)),
+    match (turns, corrected, history.failure.as_deref()) {
+        (1, false, None) if !ranked.is_empty() && room_to_read => read_best(&ranked),
+        _ => Reply::text(final_answer(&query, &ranked, &history)),
     }
 }
 
@@ -69,279 +74,305 @@ fn first_prompt(messages: &[Message]) -> String {
         .unwrap_or_default()
 }
 
-fn search(keywords: &[String]) -> Reply {
+fn search(query: &Query) -> Reply {
+    let mut by_weight: Vec<&str> = query.words().collect();
+    by_weight.sort_by(|a, b| weight(query, b).total_cmp(&weight(query, a)));
+    let named: Vec<&str> = by_weight.into_iter().take(NAME_TERMS).collect();
+    let names = match named.as_slice() {
+        [one] => format!("**/*{one}*"),
+        many => format!("**/*{{{}}}*", many.join(",")),
+    };
+    let mut calls = vec![
+        PlannedCall {
+            name: "glob",
+            input: json!({"pattern": names, "case_insensitive": true}),
+        },
+        PlannedCall {
+            name: "grep",
+            input: json!({"pattern": rank::definition_pattern(query)}),
+        },
+        PlannedCall {
+            name: "grep",
+            input: json!({
+                "pattern": query.pattern(),
+                "output_mode": "count",
+            }),
+        },
+    ];
+    if query.topic == Topic::Entry {
+        calls.push(PlannedCall {
+            name: "grep",
+            input: json!({"pattern": MANIFEST_PATTERN, "glob": MANIFEST_GLOB}),
+        });
+    }
+    let listed: Vec<&str> = query.words().collect();
     Reply {
-        text: format!("Searching for {}.", keywords.join(", ")),
-        calls: vec![
-            PlannedCall {
-                name: "glob",
-                input: json!({"pattern": "**/*"}),
-            },
-            PlannedCall {
-                name: "grep",
-                input: json!({"pattern": words::any_of_pattern(keywords)}),
-            },
-        ],
+        text: format!(
+            "Searching file names, definitions and mentions of {}.",
+            listed.join(", ")
+        ),
+        calls,
     }
 }
 
-fn read_best(report: &GrepReport) -> Reply {
-    let files = report.ranked();
-    let best = &files[..files.len().min(FILES_TO_READ)];
-    let names: Vec<&str> = best.iter().map(|f| f.path).collect();
+fn weight(query: &Query, word: &str) -> f64 {
+    query
+        .terms
+        .iter()
+        .find(|t| t.word == word)
+        .map_or(0.0, |t| t.weight)
+}
+
+fn read_best(ranked: &[Ranked]) -> Reply {
+    let best = &ranked[..ranked.len().min(FILES_TO_READ)];
+    let names: Vec<&str> = best.iter().map(|f| f.path.as_str()).collect();
     let calls = best
         .iter()
         .map(|file| PlannedCall {
             name: "read_file",
             input: json!({
                 "path": file.path,
-                "offset": file.first_line().saturating_sub(LINES_BEFORE).max(1),
+                "offset": file.best_line().unwrap_or(1).saturating_sub(LINES_BEFORE).max(1),
                 "limit": READ_LIMIT,
             }),
         })
         .collect();
     Reply {
-        text: format!("Reading {} around the first matches.", names.join(" and ")),
+        text: format!("Reading {}.", names.join(", ")),
         calls,
     }
 }
 
-/// What the grep call of step 1 came to.
-#[derive(Debug, Clone, PartialEq)]
-enum Search {
-    /// No grep result in the history.
-    Missing,
-    /// The grep call returned an error (denied, interrupted, bad input).
-    Failed(String),
-    Done(GrepReport),
+/// What the tools of steps 1 and 2 returned.
+#[derive(Debug, Default)]
+struct History {
+    found: Found,
+    /// Lines read in step 2: (path, line, text).
+    read: Vec<Hit>,
+    /// The first search that failed (denied, interrupted, bad input).
+    failure: Option<String>,
+    /// Whether any search ran at all.
+    searched: bool,
 }
 
-impl Search {
-    /// The latest grep result in `messages`.
-    fn from_history(messages: &[Message]) -> Search {
-        let latest = messages
-            .iter()
-            .rev()
-            .filter(|m| has_tool_results(m))
-            .flat_map(|m| answered(messages, m).into_iter().rev())
-            .find(|a| a.name == "grep");
-        match latest {
-            None => Search::Missing,
-            Some(a) if a.is_error => Search::Failed(a.content.trim().to_string()),
-            Some(a) => Search::Done(GrepReport::parse(a.content)),
-        }
-    }
-}
-
-/// One `path:line:text` line of grep output.
-#[derive(Debug, Clone, PartialEq)]
-struct Hit {
-    path: String,
-    line: u64,
-    text: String,
-}
-
-impl Hit {
-    /// Parses `path:line:text`, where the path is everything before the first
-    /// `:<digits>:`. Markers and notes do not parse.
-    fn parse(line: &str) -> Option<Hit> {
-        for (colon, _) in line.match_indices(':') {
-            let rest = &line[colon + 1..];
-            let digits = rest
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(rest.len());
-            if colon == 0 || digits == 0 || !rest[digits..].starts_with(':') {
-                continue;
+impl History {
+    fn read(messages: &[Message]) -> History {
+        let mut history = History::default();
+        for message in messages.iter().filter(|m| has_tool_results(m)) {
+            for result in answered(messages, message) {
+                history.take(&result);
             }
-            let number = rest[..digits].parse().ok()?;
-            return Some(Hit {
-                path: line[..colon].to_string(),
-                line: number,
-                text: rest[digits + 1..].to_string(),
-            });
         }
-        None
+        history
     }
 
-    /// The matching line as quoted in a finding.
-    fn quote(&self) -> String {
-        let text = self.text.strip_suffix(CUT_MARK).unwrap_or(&self.text);
-        words::cut(text.trim(), MAX_FINDING_CHARS)
-    }
-
-    fn location(&self) -> String {
-        format!("{}:{}", self.path, self.line)
-    }
-}
-
-/// The grep output, parsed.
-#[derive(Debug, Clone, PartialEq)]
-struct GrepReport {
-    /// In grep's order: by path, then line.
-    hits: Vec<Hit>,
-    /// From the "more matches" marker when the output was cut: all matching
-    /// lines and the files they are in.
-    totals: Option<(u64, u64)>,
-}
-
-/// The hits of one file.
-struct FileHits<'a> {
-    path: &'a str,
-    hits: Vec<&'a Hit>,
-}
-
-impl FileHits<'_> {
-    fn first_line(&self) -> u64 {
-        self.hits.first().map_or(1, |h| h.line)
-    }
-}
-
-impl GrepReport {
-    fn parse(output: &str) -> GrepReport {
-        GrepReport {
-            hits: output.lines().filter_map(Hit::parse).collect(),
-            totals: output.lines().find_map(parse_marker),
+    fn take(&mut self, result: &Answered<'_>) {
+        let field = |name: &str| result.input.get(name).and_then(Value::as_str);
+        if result.is_error {
+            if result.name != "read_file" && self.failure.is_none() {
+                self.failure = Some(result.content.trim().to_string());
+            }
+            return;
+        }
+        match (result.name, field("output_mode"), field("glob")) {
+            ("glob", _, _) => {
+                self.searched = true;
+                self.found.names = results::glob_paths(result.content);
+            }
+            ("grep", Some("count"), _) => {
+                self.searched = true;
+                self.found.mentions = results::grep_counts(result.content);
+            }
+            ("grep", _, Some(_)) => self.found.manifest = results::grep_lines(result.content),
+            ("grep", _, None) => {
+                self.searched = true;
+                self.found.definitions = results::grep_lines(result.content);
+            }
+            ("read_file", _, _) => {
+                let Some(path) = field("path") else {
+                    return;
+                };
+                self.read
+                    .extend(
+                        results::read_lines(result.content)
+                            .into_iter()
+                            .map(|(line, text)| Hit {
+                                path: path.to_string(),
+                                line,
+                                text: text.to_string(),
+                            }),
+                    );
+            }
+            _ => {}
         }
     }
-
-    /// Files by number of hits, most first; ties by path.
-    fn ranked(&self) -> Vec<FileHits<'_>> {
-        let mut by_path: BTreeMap<&str, Vec<&Hit>> = BTreeMap::new();
-        for hit in &self.hits {
-            by_path.entry(hit.path.as_str()).or_default().push(hit);
-        }
-        let mut files: Vec<FileHits<'_>> = by_path
-            .into_iter()
-            .map(|(path, hits)| FileHits { path, hits })
-            .collect();
-        files.sort_by_key(|f| (Reverse(f.hits.len()), f.path));
-        files
-    }
-
-    /// Matching lines and files: the marker's totals when grep cut its output,
-    /// else what was listed.
-    fn totals(&self, files: usize) -> (u64, u64) {
-        self.totals
-            .unwrap_or((self.hits.len() as u64, files as u64))
-    }
-}
-
-/// `[... 12 more matches not shown; 212 matching lines in 9 files]` → (212, 9).
-fn parse_marker(line: &str) -> Option<(u64, u64)> {
-    let rest = line.strip_prefix("[... ")?.split_once("; ")?.1;
-    let (total, rest) = rest.split_once(" matching lines in ")?;
-    let files = rest.strip_suffix(" files]")?;
-    Some((total.parse().ok()?, files.parse().ok()?))
 }
 
 /// The `ExploreResult` JSON for what the search found.
-fn final_answer(keywords: &[String], search: &Search) -> String {
-    let listed = keywords.join(", ");
-    let not_searched = || -> Vec<String> {
-        keywords
-            .iter()
-            .map(|k| format!("\"{k}\" was not searched for."))
-            .collect()
-    };
-    let result = match search {
-        Search::Missing => explore_json(
-            "partial",
-            format!("Could not search for {listed}: the search returned nothing."),
-            Vec::new(),
-            Vec::new(),
-            not_searched(),
-        ),
-        Search::Failed(error) => explore_json(
+fn final_answer(query: &Query, ranked: &[Ranked], history: &History) -> String {
+    let listed: Vec<&str> = query.words().collect();
+    let listed = listed.join(", ");
+    let result = match (&history.failure, history.searched, ranked.is_empty()) {
+        (Some(error), _, _) => explore_json(
             "partial",
             format!("Could not search for {listed}: {}", words::cut(error, 200)),
             Vec::new(),
             Vec::new(),
-            not_searched(),
+            vec![format!("The search for {listed} did not run.")],
         ),
-        Search::Done(report) if report.hits.is_empty() => explore_json(
+        (None, false, _) => explore_json(
+            "partial",
+            format!("Could not search for {listed}: the search returned nothing."),
+            Vec::new(),
+            Vec::new(),
+            vec![format!("The search for {listed} did not run.")],
+        ),
+        (None, true, true) => explore_json(
             "partial",
             format!("Found nothing matching {listed} in this workspace."),
             Vec::new(),
             Vec::new(),
-            keywords
-                .iter()
-                .map(|k| format!("No matches for \"{k}\"."))
-                .collect(),
+            vec![format!(
+                "No file names, definitions or mentions of {listed}."
+            )],
         ),
-        Search::Done(report) => found(keywords, report),
+        (None, true, false) => found(query, ranked, history),
     };
     serde_json::to_string_pretty(&result).unwrap_or_else(|_| result.to_string())
 }
 
-fn found(keywords: &[String], report: &GrepReport) -> Value {
-    let files = report.ranked();
-    let (total, file_count) = report.totals(files.len());
-    let top = files.first().map_or("", |f| f.path);
-    let top_hits = files.first().map_or(0, |f| f.hits.len());
-    let place = match file_count {
-        1 => format!("in 1 file, `{top}`"),
-        n => format!("in {n} files; most in `{top}` ({top_hits})"),
-    };
-    let summary = format!(
-        "Found {} for {} {place}.",
-        count(total, "match", "matches"),
-        keywords.join(", ")
-    );
-    let findings = files
+fn found(query: &Query, ranked: &[Ranked], history: &History) -> Value {
+    let top = &ranked[..ranked.len().min(MAX_FINDINGS)];
+    let matchers: Vec<regex::Regex> = query
+        .terms
         .iter()
-        .take(MAX_FINDINGS)
-        .filter_map(|f| f.hits.first())
-        .map(|h| format!("{}: {}", h.path, h.quote()))
+        .filter_map(|t| regex::Regex::new(&t.pattern()).ok())
         .collect();
-    explore_json(
-        "completed",
-        summary,
-        findings,
-        evidence(&files),
-        unmatched(keywords, report, total),
-    )
-}
-
-/// Up to [`MAX_EVIDENCE`] locations, best files first: a few from each file in
-/// rank order, then more from the best files if there is room.
-fn evidence(files: &[FileHits<'_>]) -> Vec<String> {
-    let mut taken = vec![0usize; files.len()];
-    let mut left = MAX_EVIDENCE;
-    for cap in [EVIDENCE_PER_FILE, usize::MAX] {
-        for (file, taken) in files.iter().zip(taken.iter_mut()) {
-            let more = file.hits.len().min(cap).saturating_sub(*taken).min(left);
-            *taken += more;
-            left -= more;
-        }
+    let lines: Vec<Vec<Hit>> = top
+        .iter()
+        .map(|file| evidence_lines(file, history, &matchers))
+        .collect();
+    let evidence: Vec<String> = lines
+        .iter()
+        .flatten()
+        .take(MAX_EVIDENCE)
+        .map(|h| format!("{}:{}", h.path, h.line))
+        .collect();
+    let findings = top
+        .iter()
+        .zip(&lines)
+        .map(|(file, lines)| finding(file, lines.first()))
+        .collect();
+    let others: Vec<String> = top[1..]
+        .iter()
+        .take(2)
+        .map(|f| format!("`{}`", f.path))
+        .collect();
+    let mut summary = lead(&top[0], lines[0].first());
+    if !others.is_empty() {
+        summary.push_str(&format!(" Next: {}.", others.join(", ")));
     }
-    files
-        .iter()
-        .zip(taken)
-        .flat_map(|(file, n)| file.hits.iter().take(n).map(|h| h.location()))
-        .collect()
+    let mut unresolved = Vec::new();
+    if top[0].defined.is_empty() {
+        unresolved.push(format!(
+            "No definition named after {} was found; this ranks file names and mentions.",
+            query.words().take(3).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let status = match top[0].defined.is_empty() && top[0].named_after.is_none() {
+        true => "partial",
+        false => "completed",
+    };
+    explore_json(status, summary, findings, evidence, unresolved)
 }
 
-/// The keywords no listed line contains.
-fn unmatched(keywords: &[String], report: &GrepReport, total: u64) -> Vec<String> {
-    let shown = report.hits.len() as u64;
-    keywords
+/// The lines that show why `file` ranks: its best definitions, the manifest
+/// line naming it, else the first line read from it that mentions a term.
+fn evidence_lines(file: &Ranked, history: &History, matchers: &[regex::Regex]) -> Vec<Hit> {
+    let mut lines: Vec<Hit> = file
+        .definitions
         .iter()
-        .filter(|k| {
-            !report
-                .hits
-                .iter()
-                .any(|h| h.text.to_lowercase().contains(k.as_str()))
-        })
-        .map(|k| match total > shown {
-            true => format!(
-                "\"{k}\" is not in the {shown} matching lines shown (of {total}); it may be in the rest."
-            ),
-            false => format!("No matches for \"{k}\"."),
-        })
-        .collect()
+        .take(EVIDENCE_PER_FILE)
+        .cloned()
+        .collect();
+    let mentions = || {
+        history
+            .read
+            .iter()
+            .filter(|h| h.path == file.path)
+            .filter(|h| matchers.iter().any(|m| m.is_match(&h.text)))
+    };
+    // Code over comments and a `#!` line, when the file has both.
+    let mention = mentions()
+        .find(|h| !rank::is_comment(&h.text))
+        .or_else(|| mentions().next());
+    if lines.is_empty()
+        && let Some(mention) = mention
+    {
+        lines.push(mention.clone());
+    }
+    if let Some(manifest) = &file.named_by
+        && lines.len() < EVIDENCE_PER_FILE
+    {
+        lines.push(manifest.clone());
+    }
+    lines
 }
 
-fn no_keywords() -> String {
+/// "`src/main.rs` defines `main` (line 240: `fn main() -> ExitCode {`)."
+fn lead(file: &Ranked, line: Option<&Hit>) -> String {
+    let quoted = line.map(|h| format!(" (line {}: `{}`)", h.line, quote(&h.text)));
+    let quoted = quoted.unwrap_or_default();
+    match (file.defined.first(), &file.named_by, &file.named_after) {
+        (Some(name), Some(manifest), _) => format!(
+            "`{}` defines `{name}`{quoted} and is the entry that `{}` names.",
+            file.path, manifest.path
+        ),
+        (Some(name), None, _) => format!("`{}` defines `{name}`{quoted}.", file.path),
+        (None, Some(manifest), _) => format!(
+            "`{}` is the entry that `{}` names{quoted}.",
+            file.path, manifest.path
+        ),
+        (None, None, Some(term)) => format!(
+            "`{}` is named after `{term}` and has {}{quoted}.",
+            file.path,
+            count(file.mentions, "matching line", "matching lines")
+        ),
+        (None, None, None) => format!(
+            "`{}` has the most matching lines ({}){quoted}.",
+            file.path, file.mentions
+        ),
+    }
+}
+
+/// `src/main.rs: defines main — fn main() -> ExitCode {`.
+fn finding(file: &Ranked, line: Option<&Hit>) -> String {
+    let mut why: Vec<String> = Vec::new();
+    if !file.defined.is_empty() {
+        let names: Vec<&str> = file.defined.iter().take(3).map(String::as_str).collect();
+        why.push(format!("defines {}", names.join(", ")));
+    }
+    if let Some(manifest) = &file.named_by {
+        why.push(format!("named by {}", manifest.path));
+    }
+    if let Some(term) = &file.named_after {
+        why.push(format!("named after {term}"));
+    }
+    if file.mentions > 0 {
+        why.push(count(file.mentions, "matching line", "matching lines"));
+    }
+    let mut out = format!("{}: {}", file.path, why.join("; "));
+    if let Some(line) = line {
+        out.push_str(&format!(" — {}", quote(&line.text)));
+    }
+    out
+}
+
+fn quote(text: &str) -> String {
+    words::cut(text.trim(), MAX_QUOTE_CHARS)
+}
+
+fn no_terms() -> String {
     let result = explore_json(
         "partial",
         "The task named nothing to search for.".to_string(),
@@ -366,57 +397,4 @@ fn explore_json(
         "evidence": evidence,
         "unresolved_questions": unresolved,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn grep_lines_parse_with_colons_in_paths_and_text() {
-        let hit = Hit::parse("src/a:b.rs:12:let x = \"y:3:z\";").unwrap();
-        assert_eq!(hit.path, "src/a:b.rs");
-        assert_eq!(hit.line, 12);
-        assert_eq!(hit.text, "let x = \"y:3:z\";");
-        assert_eq!(Hit::parse("no matches for (?i)(auth)"), None);
-        assert_eq!(Hit::parse("(2 paths could not be read)"), None);
-        let marker = "[... 12 more matches not shown; 212 matching lines in 9 files]";
-        assert_eq!(Hit::parse(marker), None);
-        assert_eq!(parse_marker(marker), Some((212, 9)));
-    }
-
-    #[test]
-    fn files_rank_by_hits_then_path_and_evidence_spreads_over_them() {
-        let mut output = String::new();
-        for line in 1..=10 {
-            output.push_str(&format!("z.rs:{line}:auth\n"));
-        }
-        output.push_str("b.rs:4:auth\na.rs:7:auth\n");
-        output.push_str("[... 5 more matches not shown; 17 matching lines in 4 files]");
-        let report = GrepReport::parse(&output);
-        let ranked: Vec<&str> = report.ranked().iter().map(|f| f.path).collect();
-        assert_eq!(ranked, ["z.rs", "a.rs", "b.rs"]);
-        let evidence = evidence(&report.ranked());
-        assert_eq!(
-            evidence,
-            [
-                "z.rs:1", "z.rs:2", "z.rs:3", "z.rs:4", "z.rs:5", "z.rs:6", "a.rs:7", "b.rs:4"
-            ]
-        );
-        let answer = found(&["auth".to_string(), "zebra".to_string()], &report);
-        assert_eq!(
-            answer["summary"],
-            "Found 17 matches for auth, zebra in 4 files; most in `z.rs` (10)."
-        );
-        let unresolved = answer["unresolved_questions"][0]
-            .as_str()
-            .unwrap_or_default();
-        assert!(unresolved.contains("may be in the rest"), "{unresolved}");
-    }
-
-    #[test]
-    fn keywords_are_escaped_for_the_regex() {
-        let pattern = words::any_of_pattern(&["a.b".to_string(), "c|d(".to_string()]);
-        assert_eq!(pattern, r"(?i)(a\.b|c\|d\()");
-    }
 }

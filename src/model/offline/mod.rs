@@ -5,12 +5,18 @@
 //! It is stateless: every reply is decided from the request alone. The parent
 //! (`main`) splits a question into up to three parts and sends one `task` per
 //! part; when the task results come back it assembles their summaries into an
-//! answer. A child (`sub-N`) greps the workspace for the keywords of its prompt,
-//! reads the best files and answers with an `ExploreResult` JSON object built
-//! only from what the tools returned, so nothing in its answer is invented.
+//! answer. A child (`sub-N`) searches the workspace the way an engineer would
+//! (file names, definitions and mentions of the part's terms, matched on
+//! identifier boundaries), ranks every file found, reads the best ones and
+//! answers with an `ExploreResult` JSON object built only from what the tools
+//! returned, so nothing in its answer is invented.
 
 mod child;
+mod ident;
 mod parent;
+mod query;
+mod rank;
+mod results;
 mod words;
 
 #[cfg(test)]

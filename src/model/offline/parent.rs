@@ -14,6 +14,8 @@ const LABEL: &str = "Offline demo driver (no LLM):";
 const MAX_EVIDENCE: usize = 4;
 /// Characters of a failure's reason shown at most.
 const MAX_REASON_CHARS: usize = 300;
+/// Terms named in the "nothing matched" line at most.
+const MAX_LISTED_TERMS: usize = 6;
 /// The tool that starts a subagent.
 const TASK: &str = "task";
 
@@ -62,9 +64,9 @@ fn plan(question: &str, can_delegate: bool) -> Reply {
 
 fn task_call(part: &Part) -> PlannedCall {
     let prompt = format!(
-        "Explore this workspace for: {}. Keywords: {}. Return file:line evidence.",
+        "Explore this workspace for: {}. Terms: {}. Return file:line evidence.",
         part.text,
-        part.keywords.join(", ")
+        part.query.words().collect::<Vec<_>>().join(", ")
     );
     PlannedCall {
         name: TASK,
@@ -114,7 +116,16 @@ fn assemble(messages: &[Message], last: &Message) -> Reply {
         ));
     }
     let question = last_question(messages);
-    Reply::text(compose(&reports, &words::keywords(&question)))
+    let terms: Vec<String> = words::split_question(&question)
+        .iter()
+        .flat_map(|part| part.query.words().map(String::from).collect::<Vec<_>>())
+        .fold(Vec::new(), |mut all, word| {
+            if !all.contains(&word) {
+                all.push(word);
+            }
+            all
+        });
+    Reply::text(compose(&reports, &terms))
 }
 
 /// The most recent text the user sent (not tool results).
@@ -144,10 +155,10 @@ fn compose(reports: &[ChildReport], keywords: &[String]) -> String {
     if !found {
         out.push('\n');
         out.push_str(&match (failed, keywords.is_empty()) {
-            (0, true) => "Nothing in this folder matched the question's keywords.".to_string(),
+            (0, true) => "Nothing in this folder matched the question's terms.".to_string(),
             (0, false) => format!(
-                "Nothing in this folder matched the question's keywords ({}).",
-                keywords.join(", ")
+                "Nothing in this folder matched the question's terms ({}).",
+                listed(keywords)
             ),
             (n, _) => format!(
                 "No subagent found evidence; {n} of {} failed.",
@@ -161,6 +172,19 @@ fn compose(reports: &[ChildReport], keywords: &[String]) -> String {
         out.push_str(&section(report));
     }
     out.trim_end().to_string()
+}
+
+/// At most [`MAX_LISTED_TERMS`] terms, then `…`.
+fn listed(terms: &[String]) -> String {
+    let mut shown: Vec<&str> = terms
+        .iter()
+        .take(MAX_LISTED_TERMS)
+        .map(String::as_str)
+        .collect();
+    if terms.len() > MAX_LISTED_TERMS {
+        shown.push("…");
+    }
+    shown.join(", ")
 }
 
 fn section(report: &ChildReport) -> String {

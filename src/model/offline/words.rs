@@ -1,67 +1,24 @@
-//! Text handling of the offline driver: turning a question into search keywords
-//! and parts, reading the keywords back out of a task prompt, and escaping them
-//! for a regex. No model means these rules are all the "understanding" there is,
-//! so they are kept simple and predictable.
+//! Text handling of the offline driver: cutting a question into parts, reading
+//! a part back out of a task prompt, and cutting text to length. No model means
+//! these rules are all the "understanding" there is, so they are kept simple
+//! and predictable.
 
-/// Keywords searched for per part at most: more make the regex match nearly
-/// every line and the summary unreadable.
-pub(super) const MAX_KEYWORDS: usize = 6;
+use super::query::{Query, query};
+
 /// Parts a question is split into at most (one explore subagent each).
 pub(super) const MAX_PARTS: usize = 3;
 /// Characters of a task's description at most.
 const MAX_DESCRIPTION_CHARS: usize = 40;
 
-/// English words that say nothing about where to look in code.
-#[rustfmt::skip]
-const STOPWORDS: &[&str] = &[
-    "about", "above", "after", "again", "against", "all", "also", "among", "and", "any", "are",
-    "because", "been", "before", "being", "below", "between", "both", "but", "can", "cannot",
-    "could", "did", "does", "doing", "done", "down", "during", "each", "either", "else", "even",
-    "ever", "every", "few", "for", "from", "further", "had", "has", "have", "having", "her",
-    "here", "hers", "herself", "him", "himself", "his", "how", "however", "into", "its", "itself",
-    "just", "like", "many", "may", "might", "mine", "more", "most", "much", "must", "myself",
-    "neither", "nor", "not", "now", "off", "once", "only", "other", "others", "ought", "our",
-    "ours", "ourselves", "out", "over", "own", "same", "shall", "she", "should", "since", "some",
-    "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there",
-    "these", "they", "this", "those", "though", "through", "too", "under", "until", "upon", "very",
-    "was", "were", "what", "whatever", "when", "whenever", "where", "wherever", "whether", "which",
-    "while", "who", "whom", "whose", "why", "will", "with", "within", "without", "would", "yet",
-    "you", "your", "yours", "yourself", "yourselves",
-];
-
-/// Words common in questions about code that would match everything or nothing.
-#[rustfmt::skip]
-const GENERIC_WORDS: &[&str] = &[
-    "always", "anything", "know", "need", "never", "something", "stuff", "thing", "things", "want",
-    "code", "codebase", "defined", "explain", "file", "find", "handle", "handled", "handles",
-    "handling", "happen", "happens", "implemented", "located", "look", "please", "project", "repo",
-    "repository", "show", "tell", "used", "using", "work", "working", "works", "workspace",
-    "point", "loaded", "load", "loading",
-];
-
-/// Question words and what code calls them: "where is the entry point" is
-/// answered by `main`, "configuration" by `config` (which also matches the long
-/// form).
-const ALIASES: &[(&str, &str)] = &[
-    ("entry", "main"),
-    ("entrypoint", "main"),
-    ("configuration", "config"),
-    ("configure", "config"),
-    ("settings", "config"),
-    ("authentication", "auth"),
-    ("authorization", "auth"),
-    ("login", "login"),
-];
-
 /// Where a question is cut into parts. Matched case-insensitively.
 const SEPARATORS: &[&str] = &["?", ";", ",", "\n", ". ", "!", " and ", " also ", " then "];
 
-/// One part of a question, with the keywords it is searched by.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One part of a question, with what it is searched by.
+#[derive(Debug, Clone, PartialEq)]
 pub(super) struct Part {
     /// The part as the user wrote it, trimmed of spaces and punctuation.
     pub text: String,
-    pub keywords: Vec<String>,
+    pub query: Query,
 }
 
 impl Part {
@@ -77,62 +34,13 @@ impl Part {
     }
 }
 
-/// The search keywords of `text`, in order of first appearance: lowercase words
-/// of letters, digits and `_` of three characters or more, without stopwords
-/// and generic words. A plain plural is folded to its singular ("tokens" →
-/// "token") so the substring search also finds the singular.
-pub(super) fn keywords(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        let word = word.to_lowercase();
-        if word.chars().count() < 3 || is_ignored(&word) {
-            continue;
-        }
-        let word = singular(&word);
-        let word = ALIASES
-            .iter()
-            .find(|(from, _)| *from == word)
-            .map_or(word, |(_, to)| to.to_string());
-        if is_ignored(&word) || out.contains(&word) {
-            continue;
-        }
-        out.push(word);
-        if out.len() == MAX_KEYWORDS {
-            break;
-        }
-    }
-    out
-}
-
-fn is_ignored(word: &str) -> bool {
-    STOPWORDS.contains(&word) || GENERIC_WORDS.contains(&word)
-}
-
-/// "queries" → "query", "tokens" → "token"; leaves "process", "status",
-/// "analysis", "alias" and short words alone.
-fn singular(word: &str) -> String {
-    let chars = word.chars().count();
-    if chars > 4
-        && let Some(stem) = word.strip_suffix("ies")
-    {
-        return format!("{stem}y");
-    }
-    let keeps_s = ["ss", "us", "is", "as", "os"]
-        .iter()
-        .any(|end| word.ends_with(end));
-    match word.strip_suffix('s') {
-        Some(stem) if chars >= 5 && !keeps_s => stem.to_string(),
-        Some(_) | None => word.to_string(),
-    }
-}
-
-/// Cuts a question into at most [`MAX_PARTS`] parts that each have keywords;
-/// extra parts are merged into the last one. A question with no keywords at all
-/// has no parts.
+/// Cuts a question into at most [`MAX_PARTS`] parts that each have search
+/// terms; extra parts are merged into the last one. A question with no terms at
+/// all has no parts.
 pub(super) fn split_question(question: &str) -> Vec<Part> {
     let mut pieces: Vec<String> = split_on_separators(question)
         .into_iter()
-        .filter(|piece| !keywords(piece).is_empty())
+        .filter(|piece| !query(piece).is_empty())
         .collect();
     if pieces.len() > MAX_PARTS {
         let tail = pieces.split_off(MAX_PARTS - 1).join(", ");
@@ -144,10 +52,10 @@ pub(super) fn split_question(question: &str) -> Vec<Part> {
     pieces
         .into_iter()
         .map(|text| Part {
-            keywords: keywords(&text),
+            query: query(&text),
             text,
         })
-        .filter(|part| !part.keywords.is_empty())
+        .filter(|part| !part.query.is_empty())
         .collect()
 }
 
@@ -185,62 +93,17 @@ fn tidy(text: &str) -> String {
         .to_string()
 }
 
-/// The keywords named in a task prompt's `Keywords: a, b.` part, or, when there
-/// is none (a prompt not written by the offline parent), those of the whole
-/// prompt.
-pub(super) fn prompt_keywords(prompt: &str) -> Vec<String> {
-    let named = named_keywords(prompt);
-    match named.is_empty() {
-        true => keywords(prompt),
-        false => named,
+/// What a task prompt asks to be searched: the part in its `… for: PART.`
+/// sentence when the offline parent wrote it, else the whole prompt.
+pub(super) fn prompt_query(prompt: &str) -> Query {
+    const LABEL: &str = " for: ";
+    let part = prompt
+        .split_once(LABEL)
+        .map(|(_, rest)| rest.split(". Terms:").next().unwrap_or(rest));
+    match part.map(query).filter(|q| !q.is_empty()) {
+        Some(found) => found,
+        None => query(prompt),
     }
-}
-
-fn named_keywords(prompt: &str) -> Vec<String> {
-    const LABEL: &str = "keywords:";
-    let lower = prompt.to_ascii_lowercase();
-    let Some(at) = lower.rfind(LABEL) else {
-        return Vec::new();
-    };
-    let rest = &prompt[at + LABEL.len()..];
-    let line = rest.lines().next().unwrap_or_default();
-    let list = line.split(". ").next().unwrap_or_default();
-    let mut out: Vec<String> = Vec::new();
-    for item in list.split(',') {
-        let item = item
-            .trim()
-            .trim_end_matches('.')
-            .trim_matches(['"', '\'', '`'])
-            .trim()
-            .to_lowercase();
-        if !item.is_empty() && !out.contains(&item) {
-            out.push(item);
-        }
-        if out.len() == MAX_KEYWORDS {
-            break;
-        }
-    }
-    out
-}
-
-/// Escapes every character the regex syntax gives a meaning to, like
-/// `regex::escape`, so a keyword is searched for literally.
-pub(super) fn escape_regex(text: &str) -> String {
-    const META: &str = "\\.+*?()|[]{}^$#&-~";
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if META.contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// The case-insensitive pattern that matches any of `keywords`.
-pub(super) fn any_of_pattern(keywords: &[String]) -> String {
-    let alternatives: Vec<String> = keywords.iter().map(|k| escape_regex(k)).collect();
-    format!("(?i)({})", alternatives.join("|"))
 }
 
 /// `text` cut to at most `max` characters, ending in `…` when cut.

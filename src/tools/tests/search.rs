@@ -187,3 +187,60 @@ async fn grep_cuts_long_lines_at_300_characters() {
     assert!(text.ends_with(" [...]"), "{text}");
     assert_eq!(text.chars().count(), 300 + " [...]".len());
 }
+
+#[tokio::test]
+async fn glob_can_ignore_case() {
+    let fx = project();
+    fx.write("src/Main.java", "class Main {}\n");
+    let exact = fx.ok(&GlobTool, json!({"pattern": "**/*main*"})).await;
+    assert_eq!(exact, "src/main.rs");
+    let any_case = fx
+        .ok(
+            &GlobTool,
+            json!({"pattern": "**/*{main,helper}*", "case_insensitive": true}),
+        )
+        .await;
+    assert_eq!(any_case, "src/Main.java\nsrc/main.rs\nsrc/util/helper.rs");
+}
+
+#[tokio::test]
+async fn grep_count_mode_lists_every_file_most_matches_first() {
+    let fx = project();
+    fx.write("src/many.rs", "main\nmain\nmain\n");
+    let counts = fx
+        .ok(
+            &GrepTool,
+            json!({"pattern": "(?i)main", "output_mode": "count"}),
+        )
+        .await;
+    assert_eq!(
+        counts,
+        "src/many.rs:3\nREADME.md:1\nsrc/main.rs:1\nsrc/util/helper.rs:1"
+    );
+    let bad = fx
+        .err(&GrepTool, json!({"pattern": "x", "output_mode": "files"}))
+        .await;
+    assert!(bad.contains("output_mode"), "{bad}");
+}
+
+#[tokio::test]
+async fn grep_count_mode_caps_the_files_listed_but_counts_them_all() {
+    let fx = Fixture::new();
+    for i in 0..250 {
+        fx.write(&format!("f{i:03}.txt"), "needle\n");
+    }
+    fx.write("z_most.txt", "needle\nneedle\n");
+    let out = fx
+        .ok(
+            &GrepTool,
+            json!({"pattern": "needle", "output_mode": "count"}),
+        )
+        .await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "z_most.txt:2", "the most matches come first");
+    assert_eq!(lines.len(), 201);
+    assert_eq!(
+        lines[200],
+        "[... 51 more files not shown; 252 matching lines in 251 files]"
+    );
+}

@@ -1,0 +1,575 @@
+//! Ranking files the way an engineer would skim a search: a definition of the
+//! thing asked about counts far more than a mention, a file or folder named
+//! after it counts too, and source folders count more than tests, benches,
+//! examples, docs, changelogs, fixtures, generated and vendored files.
+//!
+//! Every file any of the searches found is scored: the names glob listed, the
+//! definition lines, the per-file mention counts (all matching files, not the
+//! first 200 lines) and, for entry points, the files package manifests name.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::query::{Query, Term, Topic};
+use super::results::Hit;
+
+/// What a definition of a term counts, times the term's weight.
+const DEFINITION: f64 = 10.0;
+/// What a file named after a term counts, times the term's weight.
+const FILE_NAME: f64 = 6.0;
+/// What a folder on the path named after a term counts, times its weight.
+const FOLDER_NAME: f64 = 3.0;
+/// The extra factor when the name is the term itself (`main.rs`, `fn main`).
+const EXACT: f64 = 1.5;
+/// Each further definition of the same term in one file counts this share.
+const FURTHER_DEFINITION: f64 = 0.3;
+/// Definitions of one term counted per file at most.
+const DEFINITIONS_COUNTED: usize = 5;
+/// Mentions count `MENTION × ln(1 + n)`: many mentions help, but never as
+/// much as a definition.
+const MENTION: f64 = 1.5;
+/// What being named by a package manifest's entry field counts.
+const MANIFEST_ENTRY: f64 = 40.0;
+
+/// The keywords that introduce a definition, strong ones first: these name
+/// the thing they define right after them (or after a Go receiver or
+/// generics).
+const STRONG_KEYWORDS: &str = "fn|def|class|func|function|struct|enum|union|trait|interface|type|typedef|namespace|object|record|void|macro_rules!";
+/// Keywords that define a value, declare a module or add to a type defined
+/// elsewhere; they count half.
+const WEAK_KEYWORDS: &str = "const|var|let|val|mod|module|impl";
+
+static DEFINITION_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?:^|[^\w$])(?P<kw>{STRONG_KEYWORDS}|{WEAK_KEYWORDS})(?:\s*\([^)]*\))?(?:\s*<[^>]*>)?\s+(?P<name>[A-Za-z_$][\w$]*)"
+    ))
+    .ok()
+});
+
+/// The pattern the definitions grep searches with: any definition keyword
+/// followed, within the defined name, by one of `terms`. It finds a superset
+/// of what [`definitions`] accepts; the ranking decides.
+pub(super) fn definition_pattern(query: &Query) -> String {
+    format!(
+        r"(?:^|[^\w$])(?:{STRONG_KEYWORDS}|{WEAK_KEYWORDS})(?:\s*\([^)]*\))?(?:\s*<[^>]*>)?(?:\s+[\w$:.]*?|\s*)(?:{})",
+        query.pattern()
+    )
+}
+
+/// Keywords that define a type: for a noun such as "config" or "error" the
+/// type named after it is the better answer than a function using it.
+const TYPE_KEYWORDS: &[&str] = &[
+    "struct",
+    "enum",
+    "union",
+    "class",
+    "trait",
+    "interface",
+    "type",
+    "typedef",
+    "record",
+    "object",
+];
+
+/// The names a line defines, with what the definition counts (a type 1.2, a
+/// function 1, a value, module or impl 0.5). A comment, or a keyword inside a
+/// string, defines nothing.
+fn definitions(line: &str) -> Vec<(&str, f64)> {
+    let Some(re) = DEFINITION_LINE.as_ref() else {
+        return Vec::new();
+    };
+    if is_comment(line) {
+        return Vec::new();
+    }
+    re.captures_iter(line)
+        .filter_map(|c| {
+            let keyword = c.name("kw")?;
+            if in_string(&line[..keyword.start()]) {
+                return None;
+            }
+            let kw = keyword.as_str();
+            let mut name = c.name("name")?.as_str();
+            // `impl Display for ConfigError` defines behaviour of ConfigError.
+            if kw == "impl"
+                && let Some((_, after)) = line.split_once(" for ")
+            {
+                name = after
+                    .trim_start()
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or(name);
+            }
+            let strength = match (
+                TYPE_KEYWORDS.contains(&kw),
+                WEAK_KEYWORDS.split('|').any(|w| w == kw),
+            ) {
+                (true, _) => 1.2,
+                (false, true) => 0.5,
+                (false, false) => 1.0,
+            };
+            Some((name, strength))
+        })
+        .collect()
+}
+
+/// Whether `line` is a comment in any of the usual syntaxes (a Rust
+/// attribute `#[…]` is not).
+pub(super) fn is_comment(line: &str) -> bool {
+    const STARTS: &[&str] = &["//", "/*", "* ", "--", ";", "<!--", "\"\"\"", "'''"];
+    let line = line.trim_start();
+    STARTS.iter().any(|start| line.starts_with(start))
+        || line == "*"
+        || (line.starts_with('#') && !line.starts_with("#[") && !line.starts_with("#!["))
+}
+
+/// Whether the text before a position leaves a double-quoted or backquoted
+/// string open.
+fn in_string(before: &str) -> bool {
+    let open = |quote: char| before.chars().filter(|&c| c == quote).count() % 2 == 1;
+    open('"') || open('`')
+}
+
+/// What the searches found, as the tools reported it.
+#[derive(Debug, Default)]
+pub(super) struct Found {
+    /// Paths whose file or folder name matched (from glob).
+    pub names: Vec<String>,
+    /// Definition lines (from grep).
+    pub definitions: Vec<Hit>,
+    /// Matching lines per file (from grep's count mode).
+    pub mentions: Vec<(String, u64)>,
+    /// Entry fields of package manifests (from grep).
+    pub manifest: Vec<Hit>,
+}
+
+/// A file and why it ranks where it does.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Ranked {
+    pub path: String,
+    pub score: f64,
+    /// The definition lines of the file, best first.
+    pub definitions: Vec<Hit>,
+    /// The manifest line naming this file as an entry point, if any.
+    pub named_by: Option<Hit>,
+    /// What the file defines or is named after, for the answer.
+    pub defined: Vec<String>,
+    pub mentions: u64,
+    pub named_after: Option<String>,
+}
+
+impl Ranked {
+    /// The line that best shows why this file ranks: its best definition.
+    pub fn best_line(&self) -> Option<u64> {
+        self.definitions.first().map(|h| h.line)
+    }
+}
+
+/// One compiled term.
+struct Matcher<'a> {
+    term: &'a Term,
+    weight: f64,
+    re: Regex,
+}
+
+/// Scores every file in `found` for `query`, best first; ties by path.
+pub(super) fn rank(query: &Query, found: &Found) -> Vec<Ranked> {
+    let matchers: Vec<Matcher> = query
+        .terms
+        .iter()
+        .filter_map(|t| {
+            Some(Matcher {
+                term: t,
+                weight: t.weight,
+                re: Regex::new(&t.pattern()).ok()?,
+            })
+        })
+        .collect();
+    let entries = manifest_entries(&found.manifest);
+    let mut files: BTreeMap<&str, Ranked> = BTreeMap::new();
+    let paths = found
+        .names
+        .iter()
+        .map(String::as_str)
+        .chain(found.definitions.iter().map(|h| h.path.as_str()))
+        .chain(found.mentions.iter().map(|(p, _)| p.as_str()));
+    for path in paths {
+        files.entry(path).or_insert_with(|| Ranked {
+            path: path.to_string(),
+            score: 0.0,
+            definitions: Vec::new(),
+            named_by: None,
+            defined: Vec::new(),
+            mentions: 0,
+            named_after: None,
+        });
+    }
+    for (path, n) in &found.mentions {
+        if let Some(file) = files.get_mut(path.as_str()) {
+            file.mentions = *n;
+        }
+    }
+    let mut scored: Vec<Ranked> = files
+        .into_values()
+        .map(|mut file| {
+            let hits: Vec<&Hit> = found
+                .definitions
+                .iter()
+                .filter(|h| h.path == file.path)
+                .collect();
+            let mut score = definition_score(&matchers, &hits, &mut file);
+            score += name_score(&matchers, &mut file);
+            score += MENTION * (1.0 + file.mentions as f64).ln();
+            if let Some(line) = entries.iter().find(|(target, _)| names(&file.path, target)) {
+                score += MANIFEST_ENTRY;
+                file.named_by = Some(line.1.clone());
+            }
+            file.score = score * path_factor(&file.path, query.topic);
+            file
+        })
+        .filter(|file| file.score > 0.0)
+        .collect();
+    scored.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    scored
+}
+
+/// Definitions of the terms in `hits`, each term's first counting in full and
+/// the next few less; keeps the lines, best first, in `file`.
+fn definition_score(matchers: &[Matcher], hits: &[&Hit], file: &mut Ranked) -> f64 {
+    let mut per_term: Vec<Vec<f64>> = vec![Vec::new(); matchers.len()];
+    let mut lines: Vec<(f64, &Hit)> = Vec::new();
+    let mut names: Vec<(f64, u64, &str)> = Vec::new();
+    for hit in hits {
+        let mut line_score: f64 = 0.0;
+        for (name, strength) in definitions(&hit.text) {
+            for (i, m) in matchers.iter().enumerate() {
+                if !m.re.is_match(name) {
+                    continue;
+                }
+                let exact = match m.term.is_exact(name) {
+                    true => EXACT,
+                    false => 1.0,
+                };
+                let value = m.weight * DEFINITION * exact * strength;
+                per_term[i].push(value);
+                line_score += value;
+                names.push((value, hit.line, name));
+            }
+        }
+        if line_score > 0.0 {
+            lines.push((line_score, hit));
+        }
+    }
+    lines.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.line.cmp(&b.1.line)));
+    // Names in the order of their lines' scores, so the first name is the one
+    // the best line defines.
+    let line_rank = |line: u64| {
+        lines
+            .iter()
+            .position(|(_, h)| h.line == line)
+            .unwrap_or(usize::MAX)
+    };
+    names.sort_by(|a, b| {
+        line_rank(a.1)
+            .cmp(&line_rank(b.1))
+            .then_with(|| b.0.total_cmp(&a.0))
+    });
+    for (_, _, name) in names {
+        if !file.defined.iter().any(|d| d == name) {
+            file.defined.push(name.to_string());
+        }
+    }
+    file.definitions = lines.into_iter().map(|(_, h)| h.clone()).collect();
+    // The best definition of each term counts in full, the next few less.
+    per_term
+        .iter_mut()
+        .map(|values| {
+            values.sort_by(|a, b| b.total_cmp(a));
+            values
+                .iter()
+                .take(DEFINITIONS_COUNTED)
+                .enumerate()
+                .map(|(n, v)| if n == 0 { *v } else { v * FURTHER_DEFINITION })
+                .sum::<f64>()
+        })
+        .sum()
+}
+
+/// The file's own name and its folders' names against the terms.
+fn name_score(matchers: &[Matcher], file: &mut Ranked) -> f64 {
+    let mut parts: Vec<&str> = file.path.split('/').collect();
+    let Some(name) = parts.pop() else {
+        return 0.0;
+    };
+    let stem = name.split('.').next().unwrap_or(name);
+    let mut total = 0.0;
+    for m in matchers {
+        let exact = |s: &str| match m.term.is_exact(s) {
+            true => EXACT,
+            false => 1.0,
+        };
+        if m.re.is_match(name) {
+            total += m.weight * FILE_NAME * exact(stem);
+            file.named_after.get_or_insert_with(|| m.term.word.clone());
+            continue;
+        }
+        let folder = parts
+            .iter()
+            .filter(|p| m.re.is_match(p))
+            .map(|p| exact(p))
+            .fold(0.0, f64::max);
+        if folder > 0.0 {
+            total += m.weight * FOLDER_NAME * folder;
+            file.named_after.get_or_insert_with(|| m.term.word.clone());
+        }
+    }
+    total
+}
+
+/// Folders whose files are seldom the answer, unless tests are asked about.
+const AUXILIARY_FOLDERS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "__tests__",
+    "spec",
+    "specs",
+    "testdata",
+    "fixtures",
+    "fixture",
+    "bench",
+    "benches",
+    "benchmark",
+    "benchmarks",
+    "example",
+    "examples",
+    "doc",
+    "docs",
+    "documentation",
+    "vendor",
+    "vendored",
+    "third_party",
+    "node_modules",
+    "generated",
+    "gen",
+    "dist",
+    "build",
+    "target",
+    "site-packages",
+    "migrations",
+    "e2e",
+    "mocks",
+    "mock",
+    "assets",
+    "screenshots",
+    "scripts",
+];
+/// Folders that hold a project's own source.
+const SOURCE_FOLDERS: &[&str] = &[
+    "src", "lib", "cmd", "crates", "pkg", "app", "internal", "source",
+];
+/// Extensions of files that are not code.
+const TEXT_EXTENSIONS: &[&str] = &[
+    "md", "markdown", "rst", "txt", "adoc", "html", "htm", "css", "svg", "csv", "lock", "json",
+    "yaml", "yml", "toml", "ini", "cfg", "xml", "log", "snap", "map",
+];
+
+/// How much a file's place counts: tests, benches, docs and the like far
+/// less than the project's own source.
+fn path_factor(path: &str, topic: Topic) -> f64 {
+    let lower = path.to_lowercase();
+    let mut parts: Vec<&str> = lower.split('/').collect();
+    let name = parts.pop().unwrap_or_default();
+    let extension = name.rsplit_once('.').map_or("", |(_, ext)| ext);
+    let auxiliary = parts.iter().any(|p| AUXILIARY_FOLDERS.contains(p))
+        || is_test_file(name)
+        || is_changelog(name)
+        || name.contains(".min.")
+        || name.contains("generated")
+        || name.ends_with(".pb.go");
+    let wants_tests = topic == Topic::Tests
+        && (is_test_file(name)
+            || parts
+                .iter()
+                .any(|p| ["test", "tests", "__tests__", "spec", "specs", "e2e"].contains(p)));
+    let mut factor = match (wants_tests, auxiliary) {
+        (true, _) => 1.5,
+        (false, true) => 0.2,
+        (false, false) => 1.0,
+    };
+    if parts.iter().any(|p| SOURCE_FOLDERS.contains(p)) {
+        factor *= 1.3;
+    }
+    if TEXT_EXTENSIONS.contains(&extension) || (extension.is_empty() && !name.starts_with('.')) {
+        factor *= 0.4;
+    }
+    factor
+}
+
+fn is_test_file(name: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or(name);
+    stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || stem == "tests"
+        || stem == "test"
+        || stem == "conftest"
+        || name.contains(".test.")
+        || name.contains(".spec.")
+}
+
+fn is_changelog(name: &str) -> bool {
+    ["changelog", "changes", "history", "news", "releases"]
+        .iter()
+        .any(|n| name.starts_with(n))
+}
+
+/// The source files package manifests name as entry points, each with the
+/// manifest line naming it: `"bin": "bin/cli.js"`, `path = "src/bin/x.rs"`,
+/// `tool = "pkg.cli:main"` (a module, so `pkg/cli.py`).
+fn manifest_entries(lines: &[Hit]) -> Vec<(String, Hit)> {
+    let mut out = Vec::new();
+    for hit in lines {
+        for quoted in hit.text.split(['"', '\'']).skip(1).step_by(2) {
+            let target = quoted.trim().trim_start_matches("./");
+            let target = target.split_whitespace().last().unwrap_or(target);
+            if let Some((module, _function)) = target.split_once(':')
+                && !module.is_empty()
+                && module
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            {
+                out.push((format!("{}.py", module.replace('.', "/")), hit.clone()));
+                out.push((
+                    format!("{}/__init__.py", module.replace('.', "/")),
+                    hit.clone(),
+                ));
+            } else if is_source_path(target) {
+                out.push((target.to_string(), hit.clone()));
+            }
+        }
+    }
+    out
+}
+
+fn is_source_path(text: &str) -> bool {
+    const SOURCE: &[&str] = &[
+        ".js", ".mjs", ".cjs", ".ts", ".mts", ".rs", ".py", ".go", ".rb",
+    ];
+    !text.contains(' ') && !text.ends_with(".d.ts") && SOURCE.iter().any(|ext| text.ends_with(ext))
+}
+
+/// Whether `path` is the file `target` names (a manifest's paths are relative
+/// to the manifest, which may sit below the root; Python modules may sit in
+/// `src/`).
+fn names(path: &str, target: &str) -> bool {
+    path == target || path.ends_with(&format!("/{target}"))
+}
+
+/// The grep pattern for manifests' entry fields, and the files it searches.
+pub(super) const MANIFEST_PATTERN: &str = r#"^\s*"(?:main|bin|module|exports)"\s*:|^\s*"[\w@./-]+"\s*:\s*"\.?/?[\w@./-]+\.(?:m?js|cjs|ts)"|^\s*path\s*=|^\s*[\w.-]+\s*=\s*["'][\w.]+:[\w.]+["']|["'][\w.-]+\s*=\s*[\w.]+:[\w.]+["']"#;
+pub(super) const MANIFEST_GLOB: &str =
+    "{package.json,Cargo.toml,pyproject.toml,setup.py,setup.cfg}";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::offline::query::query;
+
+    fn hit(path: &str, line: u64, text: &str) -> Hit {
+        Hit {
+            path: path.into(),
+            line,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn definitions_are_found_in_many_languages() {
+        let cases = [
+            ("pub fn main() -> ExitCode {", "main"),
+            ("def load_config(path):", "load_config"),
+            ("class ConfigError(Exception):", "ConfigError"),
+            ("func (s *Server) Run() error {", "Run"),
+            ("export default function main() {", "main"),
+            ("pub(crate) enum ModelError {", "ModelError"),
+            ("impl std::fmt::Display for ToolError {", "ToolError"),
+            ("public static void main(String[] args) {", "main"),
+            ("type Result<T> = std::result::Result<T, Error>;", "Result"),
+        ];
+        for (line, name) in cases {
+            let found: Vec<&str> = definitions(line).into_iter().map(|(n, _)| n).collect();
+            assert!(
+                found.contains(&name),
+                "{line:?} should define {name}: {found:?}"
+            );
+        }
+        assert!(definitions("    run(config);").is_empty());
+        assert!(definitions("/// Its input, e.g. '{\"pattern\": \"fn main\"}'.").is_empty());
+        assert!(definitions("# def main(): in a comment").is_empty());
+        assert!(
+            definitions(r#"let x = "fn main() {}";"#)
+                .iter()
+                .all(|(n, _)| *n != "main")
+        );
+        assert_eq!(
+            definitions("#[derive(Debug)] struct Config {"),
+            [("Config", 1.2)]
+        );
+    }
+
+    #[test]
+    fn the_definitions_pattern_finds_what_the_ranking_accepts() {
+        let q = query("where is the entry point");
+        let re = Regex::new(&definition_pattern(&q)).unwrap();
+        assert!(re.is_match("fn main() {"));
+        assert!(re.is_match("async def run_app():"));
+        assert!(!re.is_match("let remaining = 3;"));
+    }
+
+    #[test]
+    fn a_definition_and_a_name_beat_many_mentions_and_source_beats_tests() {
+        let q = query("where is the entry point");
+        let found = Found {
+            names: vec!["src/main.rs".into(), "tests/main_test.rs".into()],
+            definitions: vec![
+                hit("src/main.rs", 40, "fn main() {"),
+                hit("tests/main_test.rs", 3, "fn main_works() {"),
+            ],
+            mentions: vec![
+                ("docs/guide.md".into(), 90),
+                ("src/main.rs".into(), 2),
+                ("tests/main_test.rs".into(), 12),
+            ],
+            manifest: Vec::new(),
+        };
+        let ranked = rank(&q, &found);
+        let order: Vec<&str> = ranked.iter().map(|r| r.path.as_str()).collect();
+        assert_eq!(
+            order,
+            ["src/main.rs", "tests/main_test.rs", "docs/guide.md"]
+        );
+        assert_eq!(ranked[0].best_line(), Some(40));
+        assert_eq!(ranked[0].defined, ["main"]);
+    }
+
+    #[test]
+    fn manifests_name_entry_files() {
+        let entries = manifest_entries(&[
+            hit("package.json", 5, r#"    "mytool": "./bin/mytool.js""#),
+            hit("pyproject.toml", 9, r#"mytool = "mytool.cli:main""#),
+        ]);
+        let targets: Vec<&str> = entries.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(
+            targets,
+            ["bin/mytool.js", "mytool/cli.py", "mytool/cli/__init__.py"]
+        );
+        assert!(names("src/mytool/cli.py", "mytool/cli.py"));
+        assert!(!names("src/notmytool/cli.py", "mytool/cli.py"));
+    }
+}

@@ -1,0 +1,3 @@
+"""weatherly: weather forecasts in your terminal."""
+
+__version__ = "1.4.0"

@@ -1,0 +1,3 @@
+from weatherly.cli import main
+
+raise SystemExit(main())
