@@ -21,6 +21,8 @@ use crate::model::{Message, ModelRequest, Role};
 
 /// Files read in step 2.
 const FILES_TO_READ: usize = 3;
+/// Files named by a manifest read in step 2 at most, beyond the best ones.
+const MANIFEST_READS: usize = 3;
 /// Lines shown before a file's best line when it is read.
 const LINES_BEFORE: u64 = 3;
 /// Lines read per file in step 2.
@@ -58,9 +60,12 @@ pub(super) fn respond(request: &ModelRequest) -> Reply {
         .last()
         .is_some_and(|m| m.role == Role::User && !has_tool_results(m));
     let ranked = rank::rank(&query, &history.found);
+    let entries = rank::entry_files(&history.found.manifest);
     let room_to_read = request.estimate_input_tokens() <= READ_UNTIL_TOKENS;
     match (turns, corrected, history.failure.as_deref()) {
-        (1, false, None) if !ranked.is_empty() && room_to_read => read_best(&ranked),
+        (1, false, None) if room_to_read && !(ranked.is_empty() && entries.is_empty()) => {
+            read_best(&ranked, &entries)
+        }
         _ => Reply::text(final_answer(&query, &ranked, &history)),
     }
 }
@@ -123,10 +128,12 @@ fn weight(query: &Query, word: &str) -> f64 {
         .map_or(0.0, |t| t.weight)
 }
 
-fn read_best(ranked: &[Ranked]) -> Reply {
+/// Reads the best files around their best line, and the files package
+/// manifests name as entry points that no search found (a manifest may name a
+/// file that mentions none of the terms, or one that does not exist).
+fn read_best(ranked: &[Ranked], entries: &[String]) -> Reply {
     let best = &ranked[..ranked.len().min(FILES_TO_READ)];
-    let names: Vec<&str> = best.iter().map(|f| f.path.as_str()).collect();
-    let calls = best
+    let mut calls: Vec<PlannedCall> = best
         .iter()
         .map(|file| PlannedCall {
             name: "read_file",
@@ -137,6 +144,18 @@ fn read_best(ranked: &[Ranked]) -> Reply {
             }),
         })
         .collect();
+    let mut names: Vec<&str> = best.iter().map(|f| f.path.as_str()).collect();
+    for entry in entries
+        .iter()
+        .filter(|e| !ranked.iter().any(|r| &r.path == *e))
+        .take(MANIFEST_READS)
+    {
+        calls.push(PlannedCall {
+            name: "read_file",
+            input: json!({"path": entry, "limit": READ_LIMIT}),
+        });
+        names.push(entry);
+    }
     Reply {
         text: format!("Reading {}.", names.join(", ")),
         calls,
@@ -192,6 +211,7 @@ impl History {
                 let Some(path) = field("path") else {
                     return;
                 };
+                self.found.read.push(path.to_string());
                 self.read
                     .extend(
                         results::read_lines(result.content)
@@ -306,10 +326,18 @@ fn evidence_lines(file: &Ranked, history: &History, matchers: &[regex::Regex]) -
     let mention = mentions()
         .find(|h| !rank::is_comment(&h.text))
         .or_else(|| mentions().next());
+    // A file a manifest names may mention no term: its first line of code.
+    let first_code = || {
+        history
+            .read
+            .iter()
+            .filter(|h| h.path == file.path)
+            .find(|h| !h.text.trim().is_empty() && !rank::is_comment(&h.text))
+    };
     if lines.is_empty()
-        && let Some(mention) = mention
+        && let Some(line) = mention.or_else(first_code)
     {
-        lines.push(mention.clone());
+        lines.push(line.clone());
     }
     if let Some(manifest) = &file.named_by
         && lines.len() < EVIDENCE_PER_FILE

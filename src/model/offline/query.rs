@@ -131,8 +131,9 @@ const CONCEPTS: &[Concept] = &[
                     "configured", "settings", "setting", "options", "preferences", "env",
                     "environment", "dotenv"],
         topic: Topic::Code,
-        terms: &[("config", 3.0), ("settings", 2.0), ("conf", 1.5), ("options", 1.5),
-                 ("cfg", 1.0), ("env", 1.0), ("dotenv", 1.0), ("load", 0.75)],
+        terms: &[("config", 3.0), ("settings", 2.0), ("conf", 1.5), ("options", 1.0),
+                 ("cfg", 1.0), ("env", 1.0), ("environ", 1.0), ("environment", 1.0),
+                 ("dotenv", 1.0), ("load", 0.75)],
     },
     Concept {
         triggers: &["error", "errors", "exception", "exceptions", "failure", "failures",

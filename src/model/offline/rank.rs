@@ -18,7 +18,7 @@ use super::results::Hit;
 /// What a definition of a term counts, times the term's weight.
 const DEFINITION: f64 = 10.0;
 /// What a file named after a term counts, times the term's weight.
-const FILE_NAME: f64 = 6.0;
+const FILE_NAME: f64 = 8.0;
 /// What a folder on the path named after a term counts, times its weight.
 const FOLDER_NAME: f64 = 3.0;
 /// The extra factor when the name is the term itself (`main.rs`, `fn main`).
@@ -30,8 +30,12 @@ const DEFINITIONS_COUNTED: usize = 5;
 /// Mentions count `MENTION × ln(1 + n)`: many mentions help, but never as
 /// much as a definition.
 const MENTION: f64 = 1.5;
-/// What being named by a package manifest's entry field counts.
-const MANIFEST_ENTRY: f64 = 40.0;
+/// What being named by a package manifest's entry field counts: the manifest
+/// says what the entry point is, so this outweighs everything else.
+const MANIFEST_EXECUTABLE: f64 = 100.0;
+/// A library's entry (`"main"` in package.json) counts a little less than an
+/// executable's (`"bin"`, `[project.scripts]`, `[[bin]] path`).
+const MANIFEST_LIBRARY: f64 = 80.0;
 
 /// The keywords that introduce a definition, strong ones first: these name
 /// the thing they define right after them (or after a Go receiver or
@@ -43,7 +47,7 @@ const WEAK_KEYWORDS: &str = "const|var|let|val|mod|module|impl";
 
 static DEFINITION_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?:^|[^\w$])(?P<kw>{STRONG_KEYWORDS}|{WEAK_KEYWORDS})(?:\s*\([^)]*\))?(?:\s*<[^>]*>)?\s+(?P<name>[A-Za-z_$][\w$]*)"
+        r"(?:^|[^\w$])(?P<kw>{STRONG_KEYWORDS}|{WEAK_KEYWORDS})(?P<recv>\s*\([^)]*\))?(?:\s*<[^>]*>)?\s+(?P<name>[A-Za-z_$][\w$]*)"
     ))
     .ok()
 });
@@ -90,6 +94,14 @@ fn definitions(line: &str) -> Vec<(&str, f64)> {
                 return None;
             }
             let kw = keyword.as_str();
+            // `func(x int) error {` is an anonymous Go function; after a
+            // receiver, `func (r *T) Name(` names a method.
+            if c.name("recv").is_some() {
+                let after = &line[c.name("name")?.end()..];
+                if !(after.starts_with('(') || after.starts_with('[')) {
+                    return None;
+                }
+            }
             let mut name = c.name("name")?.as_str();
             // `impl Display for ConfigError` defines behaviour of ConfigError.
             if kw == "impl"
@@ -142,6 +154,9 @@ pub(super) struct Found {
     pub mentions: Vec<(String, u64)>,
     /// Entry fields of package manifests (from grep).
     pub manifest: Vec<Hit>,
+    /// Files read successfully (from read_file): a file a manifest names may
+    /// have shown up nowhere else.
+    pub read: Vec<String>,
 }
 
 /// A file and why it ranks where it does.
@@ -193,7 +208,8 @@ pub(super) fn rank(query: &Query, found: &Found) -> Vec<Ranked> {
         .iter()
         .map(String::as_str)
         .chain(found.definitions.iter().map(|h| h.path.as_str()))
-        .chain(found.mentions.iter().map(|(p, _)| p.as_str()));
+        .chain(found.mentions.iter().map(|(p, _)| p.as_str()))
+        .chain(found.read.iter().map(String::as_str));
     for path in paths {
         files.entry(path).or_insert_with(|| Ranked {
             path: path.to_string(),
@@ -221,11 +237,17 @@ pub(super) fn rank(query: &Query, found: &Found) -> Vec<Ranked> {
             let mut score = definition_score(&matchers, &hits, &mut file);
             score += name_score(&matchers, &mut file);
             score += MENTION * (1.0 + file.mentions as f64).ln();
-            if let Some(line) = entries.iter().find(|(target, _)| names(&file.path, target)) {
-                score += MANIFEST_ENTRY;
-                file.named_by = Some(line.1.clone());
-            }
-            file.score = score * path_factor(&file.path, query.topic);
+            let named_by = entries
+                .iter()
+                .filter(|entry| names(&file.path, &entry.target))
+                .fold(None, |best: Option<&Entry>, entry| match best {
+                    Some(b) if b.kind.value() >= entry.kind.value() => Some(b),
+                    Some(_) | None => Some(entry),
+                });
+            // What the manifest says is not weighed by where the file sits.
+            let declared = named_by.map_or(0.0, |entry| entry.kind.value());
+            file.named_by = named_by.map(|entry| entry.line.clone());
+            file.score = score * path_factor(&file.path, query.topic) + declared;
             file
         })
         .filter(|file| file.score > 0.0)
@@ -429,12 +451,84 @@ fn is_changelog(name: &str) -> bool {
         .any(|n| name.starts_with(n))
 }
 
+/// The files the manifests in `lines` name as entry points, executables
+/// first, each as a path from the workspace root; a Python module both as a
+/// file and as a package, with and without a `src/` layout.
+pub(super) fn entry_files(lines: &[Hit]) -> Vec<String> {
+    let mut entries = manifest_entries(lines);
+    entries.sort_by_key(|e| match e.kind {
+        EntryKind::Executable => 0,
+        EntryKind::Library => 1,
+    });
+    let mut out: Vec<String> = Vec::new();
+    for entry in entries {
+        let folder = entry.line.path.rsplit_once('/').map(|(dir, _)| dir);
+        let mut paths = vec![match folder {
+            Some(dir) => format!("{dir}/{}", entry.target),
+            None => entry.target.clone(),
+        }];
+        if entry.target.ends_with(".py") {
+            paths.push(format!("src/{}", entry.target));
+        }
+        for path in paths {
+            if !out.contains(&path) {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// package.json keys that name a library's entry rather than a command.
+const LIBRARY_KEYS: &[&str] = &[
+    "main", "module", "exports", "default", "import", "require", "node", "browser", "types",
+];
+
+/// What a manifest's entry field names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryKind {
+    Executable,
+    Library,
+}
+
+impl EntryKind {
+    fn value(self) -> f64 {
+        match self {
+            EntryKind::Executable => MANIFEST_EXECUTABLE,
+            EntryKind::Library => MANIFEST_LIBRARY,
+        }
+    }
+}
+
+/// A source file a package manifest names as an entry point.
+#[derive(Debug, Clone)]
+struct Entry {
+    target: String,
+    line: Hit,
+    kind: EntryKind,
+}
+
 /// The source files package manifests name as entry points, each with the
 /// manifest line naming it: `"bin": "bin/cli.js"`, `path = "src/bin/x.rs"`,
 /// `tool = "pkg.cli:main"` (a module, so `pkg/cli.py`).
-fn manifest_entries(lines: &[Hit]) -> Vec<(String, Hit)> {
+fn manifest_entries(lines: &[Hit]) -> Vec<Entry> {
     let mut out = Vec::new();
     for hit in lines {
+        let key = hit.text.trim_start().trim_start_matches(['"', '\'']);
+        let kind = match LIBRARY_KEYS
+            .iter()
+            .any(|k| key.starts_with(&format!("{k}\"")))
+        {
+            true => EntryKind::Library,
+            false => EntryKind::Executable,
+        };
+        let mut push = |target: String| {
+            out.push(Entry {
+                target,
+                line: hit.clone(),
+                kind,
+            })
+        };
         for quoted in hit.text.split(['"', '\'']).skip(1).step_by(2) {
             let target = quoted.trim().trim_start_matches("./");
             let target = target.split_whitespace().last().unwrap_or(target);
@@ -444,13 +538,10 @@ fn manifest_entries(lines: &[Hit]) -> Vec<(String, Hit)> {
                     .chars()
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
             {
-                out.push((format!("{}.py", module.replace('.', "/")), hit.clone()));
-                out.push((
-                    format!("{}/__init__.py", module.replace('.', "/")),
-                    hit.clone(),
-                ));
+                push(format!("{}.py", module.replace('.', "/")));
+                push(format!("{}/__init__.py", module.replace('.', "/")));
             } else if is_source_path(target) {
-                out.push((target.to_string(), hit.clone()));
+                push(target.to_string());
             }
         }
     }
@@ -510,6 +601,7 @@ mod tests {
             );
         }
         assert!(definitions("    run(config);").is_empty());
+        assert!(definitions("check := func(ok *bool, name string) error {").is_empty());
         assert!(definitions("/// Its input, e.g. '{\"pattern\": \"fn main\"}'.").is_empty());
         assert!(definitions("# def main(): in a comment").is_empty());
         assert!(
@@ -547,6 +639,7 @@ mod tests {
                 ("tests/main_test.rs".into(), 12),
             ],
             manifest: Vec::new(),
+            read: Vec::new(),
         };
         let ranked = rank(&q, &found);
         let order: Vec<&str> = ranked.iter().map(|r| r.path.as_str()).collect();
@@ -562,12 +655,35 @@ mod tests {
     fn manifests_name_entry_files() {
         let entries = manifest_entries(&[
             hit("package.json", 5, r#"    "mytool": "./bin/mytool.js""#),
+            hit("package.json", 3, r#"  "main": "lib/index.js","#),
             hit("pyproject.toml", 9, r#"mytool = "mytool.cli:main""#),
         ]);
-        let targets: Vec<&str> = entries.iter().map(|(t, _)| t.as_str()).collect();
+        let targets: Vec<&str> = entries.iter().map(|e| e.target.as_str()).collect();
         assert_eq!(
             targets,
-            ["bin/mytool.js", "mytool/cli.py", "mytool/cli/__init__.py"]
+            [
+                "bin/mytool.js",
+                "lib/index.js",
+                "mytool/cli.py",
+                "mytool/cli/__init__.py"
+            ]
+        );
+        let kinds: Vec<EntryKind> = entries.iter().map(|e| e.kind).collect();
+        use EntryKind::{Executable, Library};
+        assert_eq!(kinds, [Executable, Library, Executable, Executable]);
+        let files = entry_files(&[
+            hit("pkg/package.json", 3, r#"  "main": "lib/index.js","#),
+            hit("pyproject.toml", 9, r#"mytool = "mytool.cli:main""#),
+        ]);
+        assert_eq!(
+            files,
+            [
+                "mytool/cli.py",
+                "src/mytool/cli.py",
+                "mytool/cli/__init__.py",
+                "src/mytool/cli/__init__.py",
+                "pkg/lib/index.js"
+            ]
         );
         assert!(names("src/mytool/cli.py", "mytool/cli.py"));
         assert!(!names("src/notmytool/cli.py", "mytool/cli.py"));
