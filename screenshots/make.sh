@@ -4,7 +4,7 @@
 #   screenshots/make.sh            # re-runnable; rewrites screenshots/*.png
 #
 # brood runs inside a detached tmux session of a fixed size, in a scratch HOME
-# with a small sample project; `tmux capture-pane -e` takes the screen with its
+# with a fresh copy of this repository; `tmux capture-pane -e` takes the screen with its
 # colours at the right moments and screenshots/ansi_to_png.py draws each capture
 # as a PNG. Everything comes from Debian packages (tmux, python3-pil,
 # fonts-dejavu-core, fonts-dejavu-extra), installed here when missing.
@@ -62,197 +62,13 @@ cleanup() {
 }
 trap cleanup EXIT
 HOME_DIR=$WORK/home
-PROJECT=$HOME_DIR/tally # shown as ~/tally in the title bar
-mkdir -p "$PROJECT/tally" "$PROJECT/tests" "$PROJECT/build"
+PROJECT=$HOME_DIR/brood # shown as ~/brood in the title bar
+mkdir -p "$PROJECT"
 
-# The demo's children grep for the question's words (entry point, configuration
-# loaded, errors), so the files say those things the way real code does.
-cat >"$PROJECT/README.md" <<'EOF'
-# tally
-
-A small invoice service: an HTTP API over a SQLite ledger.
-
-    pip install -e . && tally --config tally.toml
-EOF
-cat >"$PROJECT/pyproject.toml" <<'EOF'
-[project]
-name = "tally"
-version = "0.4.1"
-requires-python = ">=3.11"
-
-# The console entry point: `tally` runs tally.cli:main.
-[project.scripts]
-tally = "tally.cli:main"
-EOF
-cat >"$PROJECT/tally.toml" <<'EOF'
-[server]
-host = "127.0.0.1"
-port = 8080
-
-[database]
-path = "tally.db"
-EOF
-: >"$PROJECT/tally/__init__.py"
-cat >"$PROJECT/tally/cli.py" <<'EOF'
-"""Entry point: parse arguments, load the configuration, serve until stopped."""
-
-import argparse
-import logging
-import sys
-
-from .config import load_config
-from .errors import ConfigError, TallyError
-from .server import serve
-
-log = logging.getLogger("tally")
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="tally")
-    parser.add_argument("--config", default="tally.toml")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO)
-    try:
-        config = load_config(args.config)
-    except ConfigError as err:
-        log.error("bad configuration: %s", err)
-        return 2
-    try:
-        serve(config)
-    except TallyError as err:
-        log.error("tally stopped: %s", err)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-EOF
-cat >"$PROJECT/tally/config.py" <<'EOF'
-"""Configuration is loaded from a TOML file, then overridden by TALLY_* variables."""
-
-import os
-import tomllib
-from dataclasses import dataclass
-
-from .errors import ConfigError
-
-
-@dataclass(frozen=True)
-class Config:
-    host: str
-    port: int
-    database: str
-
-
-def load_config(path):
-    """Returns the loaded configuration; raises ConfigError naming the bad key."""
-    try:
-        with open(path, "rb") as f:
-            raw = tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path}: {err}") from None
-    server = raw.get("server", {})
-    port = os.environ.get("TALLY_PORT", server.get("port", 8080))
-    if not str(port).isdigit():
-        raise ConfigError(f"server.port must be a number, not {port!r}")
-    return Config(
-        host=os.environ.get("TALLY_HOST", server.get("host", "127.0.0.1")),
-        port=int(port),
-        database=raw.get("database", {}).get("path", "tally.db"),
-    )
-EOF
-cat >"$PROJECT/tally/errors.py" <<'EOF'
-"""Every error tally raises on purpose, and how each becomes an HTTP response."""
-
-
-class TallyError(Exception):
-    status = 500
-
-
-class ConfigError(TallyError):
-    """The configuration file or environment is wrong; raised before serving."""
-
-
-class NotFound(TallyError):
-    status = 404
-
-
-class InvalidInvoice(TallyError):
-    status = 422
-
-
-def error_response(err):
-    """Maps an error to (status, body); unexpected errors hide their details."""
-    if isinstance(err, TallyError):
-        return err.status, {"error": str(err)}
-    return 500, {"error": "internal error"}
-EOF
-cat >"$PROJECT/tally/server.py" <<'EOF'
-"""The HTTP API: one handler, errors turned into JSON by errors.error_response."""
-
-import json
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-from .errors import NotFound, error_response
-from .store import Ledger
-
-
-def serve(config):
-    ledger = Ledger(config.database)
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            try:
-                invoice = ledger.get(self.path.rsplit("/", 1)[-1])
-                if invoice is None:
-                    raise NotFound(f"no invoice at {self.path}")
-                self.reply(200, invoice)
-            except Exception as err:  # every error becomes a JSON response
-                self.reply(*error_response(err))
-
-        def reply(self, status, body):
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(json.dumps(body).encode())
-
-    ThreadingHTTPServer((config.host, config.port), Handler).serve_forever()
-EOF
-cat >"$PROJECT/tally/store.py" <<'EOF'
-"""The ledger: invoices in SQLite."""
-
-import sqlite3
-
-
-class Ledger:
-    def __init__(self, path):
-        self.db = sqlite3.connect(path, check_same_thread=False)
-        self.db.execute("CREATE TABLE IF NOT EXISTS invoices (id TEXT PRIMARY KEY, total INTEGER)")
-
-    def get(self, invoice_id):
-        row = self.db.execute("SELECT id, total FROM invoices WHERE id = ?", (invoice_id,)).fetchone()
-        return None if row is None else {"id": row[0], "total": row[1]}
-EOF
-cat >"$PROJECT/tests/test_config.py" <<'EOF'
-import pytest
-
-from tally.config import load_config
-from tally.errors import ConfigError
-
-
-def test_missing_file_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError):
-        load_config(tmp_path / "nope.toml")
-EOF
-# Build output (binary, so the demo's grep skips it) for the approval scene to
-# (not) delete.
-tar -czf "$PROJECT/build/tally-0.4.1.tar.gz" -C "$PROJECT" tally pyproject.toml
-cp "$PROJECT/build/tally-0.4.1.tar.gz" "$PROJECT/build/tally-0.4.1-py3-none-any.whl"
+# The demo runs on what a newcomer runs it on: a fresh copy of this repository
+# (its last commit, without target/ or anything uncommitted).
+git -C "$ROOT" archive --format=tar HEAD | tar -x -C "$PROJECT" ||
+	die "could not copy the repository (git archive HEAD)"
 
 # The scripted model for the approval scene: the parent delegates to a general
 # child, which looks at build/ and then asks to delete it.
@@ -379,6 +195,11 @@ wait_for "the help overlay to close" help_closed
 quit
 
 echo "scripted run: the approval dialog"
+# Build output for the approval scene to (not) delete; binary, so no search
+# lists it.
+mkdir -p "$PROJECT/build"
+head -c 4096 /dev/urandom >"$PROJECT/build/brood-0.1.0.tar.gz"
+cp "$PROJECT/build/brood-0.1.0.tar.gz" "$PROJECT/build/brood-0.1.0.crate"
 start --provider scripted --script "$WORK/approval.json"
 wait_for "the empty workbench" composer_ready
 keys -l 'clean the build output'

@@ -54,6 +54,7 @@ impl HttpConfig {
     }
 
     pub fn client(&self) -> Result<reqwest::Client, ModelError> {
+        install_crypto_provider();
         reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("brood/", env!("CARGO_PKG_VERSION")))
@@ -63,6 +64,17 @@ impl HttpConfig {
                 message: e.to_string(),
             })
     }
+}
+
+/// Makes ring the process's TLS crypto provider, once. reqwest is built without
+/// one (its default, aws-lc-rs, costs a two-minute C build), so every client
+/// needs this before it is built. Another provider installed first is kept.
+fn install_crypto_provider() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        // Err only means a provider is already installed, which serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
 }
 
 /// The longest wait brood accepts from a `retry-after` header.
@@ -323,6 +335,37 @@ impl BodyStream {
 mod tests {
     use super::*;
     use reqwest::header::{HeaderMap, HeaderValue};
+
+    /// The client speaks TLS with the ring provider: an `https` request to a
+    /// local listener opens with a TLS ClientHello instead of panicking for
+    /// want of a crypto provider.
+    #[tokio::test]
+    async fn https_requests_start_a_tls_handshake() {
+        use tokio::io::AsyncReadExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let config = HttpConfig::new(&format!("https://127.0.0.1:{port}"), None);
+        let client = config.client().unwrap();
+        let request = tokio::spawn(async move {
+            client
+                .get(format!("https://127.0.0.1:{port}/"))
+                .timeout(Duration::from_secs(5))
+                .send()
+                .await
+        });
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut hello = [0u8; 6];
+        socket.read_exact(&mut hello).await.unwrap();
+        // A TLS handshake record (0x16), version 3.x, then a ClientHello (1).
+        assert_eq!(
+            (hello[0], hello[1], hello[5]),
+            (0x16, 0x03, 0x01),
+            "{hello:?}"
+        );
+        drop(socket);
+        let result = request.await.unwrap();
+        assert!(result.is_err(), "no TLS server answered: {result:?}");
+    }
 
     #[test]
     fn debug_output_never_shows_the_key() {

@@ -12,7 +12,7 @@
 
 use serde_json::{Value, json};
 
-use super::query::{Query, Topic};
+use super::query::{Query, Term, Topic};
 use super::rank::{self, Found, MANIFEST_GLOB, MANIFEST_PATTERN, Ranked};
 use super::results::{self, Hit};
 use super::words::{self, count};
@@ -35,10 +35,14 @@ const MAX_FINDINGS: usize = 5;
 /// Evidence locations at most, and per file.
 const MAX_EVIDENCE: usize = 8;
 const EVIDENCE_PER_FILE: usize = 2;
-/// Past this many input tokens the child answers instead of reading files, so
-/// a search with a huge output still ends in an answer rather than a budget
-/// stop (the explore profile's context budget is 16,000).
-const READ_UNTIL_TOKENS: u64 = 11_000;
+/// What the reads of step 2 may bring the context to at most, so the answer
+/// of step 3 still fits the explore profile's context budget (16,000) and
+/// the three requests together its token budget (32,000).
+const READ_UP_TO_TOKENS: u64 = 13_000;
+/// What one line read costs, about (a line of code is some 80 characters).
+const TOKENS_PER_LINE: u64 = 25;
+/// Fewer lines than this per file are not worth a read.
+const MIN_READ_LINES: u64 = 8;
 /// Characters of a quoted line at most.
 const MAX_QUOTE_CHARS: usize = 100;
 
@@ -61,10 +65,13 @@ pub(super) fn respond(request: &ModelRequest) -> Reply {
         .is_some_and(|m| m.role == Role::User && !has_tool_results(m));
     let ranked = rank::rank(&query, &history.found);
     let entries = rank::entry_files(&history.found.manifest);
-    let room_to_read = request.estimate_input_tokens() <= READ_UNTIL_TOKENS;
+    let room = READ_UP_TO_TOKENS.saturating_sub(request.estimate_input_tokens());
     match (turns, corrected, history.failure.as_deref()) {
-        (1, false, None) if room_to_read && !(ranked.is_empty() && entries.is_empty()) => {
-            read_best(&ranked, &entries)
+        (1, false, None) if !(ranked.is_empty() && entries.is_empty()) => {
+            match read_best(&ranked, &entries, room) {
+                Some(reads) => reads,
+                None => Reply::text(final_answer(&query, &ranked, &history)),
+            }
         }
         _ => Reply::text(final_answer(&query, &ranked, &history)),
     }
@@ -80,21 +87,32 @@ fn first_prompt(messages: &[Message]) -> String {
 }
 
 fn search(query: &Query) -> Reply {
-    let mut by_weight: Vec<&str> = query.words().collect();
-    by_weight.sort_by(|a, b| weight(query, b).total_cmp(&weight(query, a)));
-    let named: Vec<&str> = by_weight.into_iter().take(NAME_TERMS).collect();
-    let names = match named.as_slice() {
-        [one] => format!("**/*{one}*"),
-        many => format!("**/*{{{}}}*", many.join(",")),
+    let mut by_weight: Vec<&Term> = query.terms.iter().collect();
+    by_weight.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+    let named: Vec<&str> = by_weight
+        .into_iter()
+        .take(NAME_TERMS)
+        .map(|t| t.stem.as_deref().unwrap_or(&t.word))
+        .collect();
+    let alternatives = match named.as_slice() {
+        [one] => one.to_string(),
+        many => format!("{{{}}}", many.join(",")),
     };
+    let definitions = rank::definition_pattern(query);
     let mut calls = vec![
         PlannedCall {
             name: "glob",
-            input: json!({"pattern": names, "case_insensitive": true}),
+            input: json!({"pattern": format!("**/*{alternatives}*"), "case_insensitive": true}),
         },
         PlannedCall {
             name: "grep",
-            input: json!({"pattern": rank::definition_pattern(query)}),
+            input: json!({"pattern": definitions}),
+        },
+        // The definitions in the files named after the main terms, which in a
+        // big tree may sort past the first grep's 200 lines.
+        PlannedCall {
+            name: "grep",
+            input: json!({"pattern": definitions, "glob": format!("*{alternatives}*")}),
         },
         PlannedCall {
             name: "grep",
@@ -120,19 +138,22 @@ fn search(query: &Query) -> Reply {
     }
 }
 
-fn weight(query: &Query, word: &str) -> f64 {
-    query
-        .terms
-        .iter()
-        .find(|t| t.word == word)
-        .map_or(0.0, |t| t.weight)
-}
-
 /// Reads the best files around their best line, and the files package
 /// manifests name as entry points that no search found (a manifest may name a
 /// file that mentions none of the terms, or one that does not exist).
-fn read_best(ranked: &[Ranked], entries: &[String]) -> Reply {
+/// The lines per file shrink to what `room` (tokens) allows; with no room for
+/// a useful read there is none (`None`), and the child answers from its search.
+fn read_best(ranked: &[Ranked], entries: &[String], room: u64) -> Option<Reply> {
     let best = &ranked[..ranked.len().min(FILES_TO_READ)];
+    let extra = entries
+        .iter()
+        .filter(|e| !ranked.iter().any(|r| &r.path == *e))
+        .take(MANIFEST_READS);
+    let files = (best.len() + extra.clone().count()) as u64;
+    let limit = (room / TOKENS_PER_LINE / files.max(1)).min(READ_LIMIT);
+    if limit < MIN_READ_LINES {
+        return None;
+    }
     let mut calls: Vec<PlannedCall> = best
         .iter()
         .map(|file| PlannedCall {
@@ -140,26 +161,22 @@ fn read_best(ranked: &[Ranked], entries: &[String]) -> Reply {
             input: json!({
                 "path": file.path,
                 "offset": file.best_line().unwrap_or(1).saturating_sub(LINES_BEFORE).max(1),
-                "limit": READ_LIMIT,
+                "limit": limit,
             }),
         })
         .collect();
     let mut names: Vec<&str> = best.iter().map(|f| f.path.as_str()).collect();
-    for entry in entries
-        .iter()
-        .filter(|e| !ranked.iter().any(|r| &r.path == *e))
-        .take(MANIFEST_READS)
-    {
+    for entry in extra {
         calls.push(PlannedCall {
             name: "read_file",
-            input: json!({"path": entry, "limit": READ_LIMIT}),
+            input: json!({"path": entry, "limit": limit}),
         });
         names.push(entry);
     }
-    Reply {
+    Some(Reply {
         text: format!("Reading {}.", names.join(", ")),
         calls,
-    }
+    })
 }
 
 /// What the tools of steps 1 and 2 returned.
@@ -202,10 +219,16 @@ impl History {
                 self.searched = true;
                 self.found.mentions = results::grep_counts(result.content);
             }
-            ("grep", _, Some(_)) => self.found.manifest = results::grep_lines(result.content),
-            ("grep", _, None) => {
+            ("grep", _, Some(MANIFEST_GLOB)) => {
+                self.found.manifest = results::grep_lines(result.content)
+            }
+            ("grep", _, _) => {
                 self.searched = true;
-                self.found.definitions = results::grep_lines(result.content);
+                for hit in results::grep_lines(result.content) {
+                    if !self.found.definitions.contains(&hit) {
+                        self.found.definitions.push(hit);
+                    }
+                }
             }
             ("read_file", _, _) => {
                 let Some(path) = field("path") else {

@@ -53,6 +53,9 @@ pub(super) enum Topic {
     Entry,
     /// Tests, specs and fixtures are what is wanted, not what is pushed down.
     Tests,
+    /// Errors are told by their types (`enum ConfigError`, `class
+    /// FetchError(Exception)`) more than by functions that mention them.
+    Errors,
     /// Anything else.
     Code,
 }
@@ -138,9 +141,9 @@ const CONCEPTS: &[Concept] = &[
     Concept {
         triggers: &["error", "errors", "exception", "exceptions", "failure", "failures",
                     "panic", "panics", "fault", "faults"],
-        topic: Topic::Code,
+        topic: Topic::Errors,
         terms: &[("error", 3.0), ("exception", 2.5), ("err", 1.5), ("thiserror", 1.5),
-                 ("raise", 1.0), ("panic", 1.0), ("fail", 0.75), ("result", 0.75)],
+                 ("raise", 1.0), ("panic", 1.0), ("fail", 0.75)],
     },
     Concept {
         triggers: &["test", "tests", "testing", "tested", "spec", "specs"],

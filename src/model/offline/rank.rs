@@ -23,6 +23,12 @@ const FILE_NAME: f64 = 8.0;
 const FOLDER_NAME: f64 = 3.0;
 /// The extra factor when the name is the term itself (`main.rs`, `fn main`).
 const EXACT: f64 = 1.5;
+/// Asked about errors: what a type definition counts, and a function's.
+const ERROR_TYPE: f64 = 1.5;
+const ERROR_FUNCTION: f64 = 0.6;
+/// A term in a name but not at its end (`config` in `ConfigError`) counts
+/// this share: the name is of something else.
+const NOT_HEAD: f64 = 0.6;
 /// Each further definition of the same term in one file counts this share.
 const FURTHER_DEFINITION: f64 = 0.3;
 /// Definitions of one term counted per file at most.
@@ -37,31 +43,20 @@ const MANIFEST_EXECUTABLE: f64 = 100.0;
 /// executable's (`"bin"`, `[project.scripts]`, `[[bin]] path`).
 const MANIFEST_LIBRARY: f64 = 80.0;
 
-/// The keywords that introduce a definition, strong ones first: these name
-/// the thing they define right after them (or after a Go receiver or
-/// generics).
-const STRONG_KEYWORDS: &str = "fn|def|class|func|function|struct|enum|union|trait|interface|type|typedef|namespace|object|record|void|macro_rules!";
-/// Keywords that define a value, declare a module or add to a type defined
-/// elsewhere; they count half.
-const WEAK_KEYWORDS: &str = "const|var|let|val|mod|module|impl";
-
-static DEFINITION_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?:^|[^\w$])(?P<kw>{STRONG_KEYWORDS}|{WEAK_KEYWORDS})(?P<recv>\s*\([^)]*\))?(?:\s*<[^>]*>)?\s+(?P<name>[A-Za-z_$][\w$]*)"
-    ))
-    .ok()
-});
-
-/// The pattern the definitions grep searches with: any definition keyword
-/// followed, within the defined name, by one of `terms`. It finds a superset
-/// of what [`definitions`] accepts; the ranking decides.
-pub(super) fn definition_pattern(query: &Query) -> String {
-    format!(
-        r"(?:^|[^\w$])(?:{STRONG_KEYWORDS}|{WEAK_KEYWORDS})(?:\s*\([^)]*\))?(?:\s*<[^>]*>)?(?:\s+[\w$:.]*?|\s*)(?:{})",
-        query.pattern()
-    )
-}
-
+/// Keywords that introduce a definition wherever they stand (methods and
+/// nested classes are indented): each names what it defines right after it,
+/// or after a Go receiver or generics.
+const ANYWHERE_KEYWORDS: &str = "fn|def|class|func|function|struct|enum|union|trait|interface|namespace|object|record|void|macro_rules!";
+/// Keywords that define something only at the top level of a file, unindented:
+/// indented, `let x`, `const x` and `type Error = …` are locals and associated
+/// items, the noise of every codebase.
+const TOP_LEVEL_KEYWORDS: &str = "type|typedef|const|var|let|val|static|mod|module|impl";
+/// What may stand before a top-level keyword.
+const MODIFIERS: &str = r"(?:(?:export|default|declare|pub(?:\([^)]*\))?)\s+)*";
+/// Keywords of values, modules and impls: they count half.
+const WEAK_KEYWORDS: &[&str] = &[
+    "const", "var", "let", "val", "static", "mod", "module", "impl",
+];
 /// Keywords that define a type: for a noun such as "config" or "error" the
 /// type named after it is the better answer than a function using it.
 const TYPE_KEYWORDS: &[&str] = &[
@@ -77,6 +72,23 @@ const TYPE_KEYWORDS: &[&str] = &[
     "object",
 ];
 
+static DEFINITION_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?:(?:^|[^\w$])(?P<kw>{ANYWHERE_KEYWORDS})|^{MODIFIERS}(?P<top>{TOP_LEVEL_KEYWORDS}))(?P<recv>\s*\([^)]*\))?(?:\s*<[^>]*>)?\s+(?P<name>[A-Za-z_$][\w$]*)"
+    ))
+    .ok()
+});
+
+/// The pattern the definitions grep searches with: any definition keyword
+/// followed, within the defined name, by one of `terms`. It finds a superset
+/// of what [`definitions`] accepts; the ranking decides.
+pub(super) fn definition_pattern(query: &Query) -> String {
+    format!(
+        r"(?:(?:^|[^\w$])(?:{ANYWHERE_KEYWORDS})|^{MODIFIERS}(?:{TOP_LEVEL_KEYWORDS}))(?:\s*\([^)]*\))?(?:\s*<[^>]*>)?(?:\s+[\w$:.]*?|\s*)(?:{})",
+        query.pattern()
+    )
+}
+
 /// The names a line defines, with what the definition counts (a type 1.2, a
 /// function 1, a value, module or impl 0.5). A comment, or a keyword inside a
 /// string, defines nothing.
@@ -89,7 +101,7 @@ fn definitions(line: &str) -> Vec<(&str, f64)> {
     }
     re.captures_iter(line)
         .filter_map(|c| {
-            let keyword = c.name("kw")?;
+            let keyword = c.name("kw").or_else(|| c.name("top"))?;
             if in_string(&line[..keyword.start()]) {
                 return None;
             }
@@ -113,10 +125,7 @@ fn definitions(line: &str) -> Vec<(&str, f64)> {
                     .next()
                     .unwrap_or(name);
             }
-            let strength = match (
-                TYPE_KEYWORDS.contains(&kw),
-                WEAK_KEYWORDS.split('|').any(|w| w == kw),
-            ) {
+            let strength = match (TYPE_KEYWORDS.contains(&kw), WEAK_KEYWORDS.contains(&kw)) {
                 (true, _) => 1.2,
                 (false, true) => 0.5,
                 (false, false) => 1.0,
@@ -234,18 +243,22 @@ pub(super) fn rank(query: &Query, found: &Found) -> Vec<Ranked> {
                 .iter()
                 .filter(|h| h.path == file.path)
                 .collect();
-            let mut score = definition_score(&matchers, &hits, &mut file);
+            let mut score = definition_score(&matchers, &hits, query.topic, &mut file);
             score += name_score(&matchers, &mut file);
             score += MENTION * (1.0 + file.mentions as f64).ln();
             let named_by = entries
                 .iter()
-                .filter(|entry| names(&file.path, &entry.target))
+                .filter(|entry| entry.target == file.path)
                 .fold(None, |best: Option<&Entry>, entry| match best {
                     Some(b) if b.kind.value() >= entry.kind.value() => Some(b),
                     Some(_) | None => Some(entry),
                 });
-            // What the manifest says is not weighed by where the file sits.
-            let declared = named_by.map_or(0.0, |entry| entry.kind.value());
+            // What the manifest says is not weighed by where the file sits,
+            // but by where the manifest does: the root's counts most, a
+            // test fixture's hardly at all.
+            let declared = named_by.map_or(0.0, |entry| {
+                entry.kind.value() * manifest_factor(&entry.line.path)
+            });
             file.named_by = named_by.map(|entry| entry.line.clone());
             file.score = score * path_factor(&file.path, query.topic) + declared;
             file
@@ -257,27 +270,51 @@ pub(super) fn rank(query: &Query, found: &Found) -> Vec<Ranked> {
             .total_cmp(&a.score)
             .then_with(|| a.path.cmp(&b.path))
     });
+    for file in scored.iter().take(8) {
+        tracing::debug!(
+            score = file.score,
+            path = %file.path,
+            defined = ?file.defined,
+            mentions = file.mentions,
+            named_after = ?file.named_after,
+            "offline ranking"
+        );
+    }
     scored
 }
 
 /// Definitions of the terms in `hits`, each term's first counting in full and
 /// the next few less; keeps the lines, best first, in `file`.
-fn definition_score(matchers: &[Matcher], hits: &[&Hit], file: &mut Ranked) -> f64 {
+fn definition_score(matchers: &[Matcher], hits: &[&Hit], topic: Topic, file: &mut Ranked) -> f64 {
     let mut per_term: Vec<Vec<f64>> = vec![Vec::new(); matchers.len()];
     let mut lines: Vec<(f64, &Hit)> = Vec::new();
     let mut names: Vec<(f64, u64, &str)> = Vec::new();
     for hit in hits {
         let mut line_score: f64 = 0.0;
         for (name, strength) in definitions(&hit.text) {
+            // Asked about errors, a type named after one is the answer; a
+            // function that mentions one is not.
+            let strength = match (topic, strength > 1.0) {
+                (Topic::Errors, true) => strength * ERROR_TYPE,
+                (Topic::Errors, false) => strength * ERROR_FUNCTION,
+                (Topic::Entry | Topic::Tests | Topic::Code, _) => strength,
+            };
             for (i, m) in matchers.iter().enumerate() {
-                if !m.re.is_match(name) {
+                let Some(found) = m.re.find(name) else {
                     continue;
-                }
+                };
+                // The last part of a name is what it is (`AgentIdError` is an
+                // error, `ErrorEvent` an event): a term there counts in full.
+                let bare = name.trim_end_matches(|c: char| c == '_' || c.is_ascii_digit());
+                let head = match found.end() >= bare.len() {
+                    true => 1.0,
+                    false => NOT_HEAD,
+                };
                 let exact = match m.term.is_exact(name) {
                     true => EXACT,
                     false => 1.0,
                 };
-                let value = m.weight * DEFINITION * exact * strength;
+                let value = m.weight * DEFINITION * exact * strength * head;
                 per_term[i].push(value);
                 line_score += value;
                 names.push((value, hit.line, name));
@@ -408,7 +445,9 @@ fn path_factor(path: &str, topic: Topic) -> f64 {
     let mut parts: Vec<&str> = lower.split('/').collect();
     let name = parts.pop().unwrap_or_default();
     let extension = name.rsplit_once('.').map_or("", |(_, ext)| ext);
-    let auxiliary = parts.iter().any(|p| AUXILIARY_FOLDERS.contains(p))
+    let auxiliary = parts
+        .iter()
+        .any(|p| AUXILIARY_FOLDERS.contains(p) || p.starts_with("xtask"))
         || is_test_file(name)
         || is_changelog(name)
         || name.contains(".min.")
@@ -461,22 +500,35 @@ pub(super) fn entry_files(lines: &[Hit]) -> Vec<String> {
         EntryKind::Library => 1,
     });
     let mut out: Vec<String> = Vec::new();
-    for entry in entries {
-        let folder = entry.line.path.rsplit_once('/').map(|(dir, _)| dir);
-        let mut paths = vec![match folder {
-            Some(dir) => format!("{dir}/{}", entry.target),
-            None => entry.target.clone(),
-        }];
-        if entry.target.ends_with(".py") {
-            paths.push(format!("src/{}", entry.target));
-        }
-        for path in paths {
-            if !out.contains(&path) {
-                out.push(path);
-            }
+    for entry in entries.into_iter().filter(|e| !e.conventional) {
+        if !out.contains(&entry.target) {
+            out.push(entry.target);
         }
     }
     out
+}
+
+/// How much a manifest's word counts: the root manifest's fully, a nested
+/// one's (a workspace member, a tool) less, one in tests, fixtures or examples
+/// hardly.
+fn manifest_factor(path: &str) -> f64 {
+    let folders: Vec<String> = path
+        .to_lowercase()
+        .split('/')
+        .rev()
+        .skip(1)
+        .map(String::from)
+        .collect();
+    if folders
+        .iter()
+        .any(|f| AUXILIARY_FOLDERS.contains(&f.as_str()) || f.starts_with("xtask"))
+    {
+        return 0.1;
+    }
+    match folders.len() {
+        0 => 1.0,
+        _ => 0.6,
+    }
 }
 
 /// package.json keys that name a library's entry rather than a command.
@@ -506,6 +558,9 @@ struct Entry {
     target: String,
     line: Hit,
     kind: EntryKind,
+    /// Only where Cargo looks by convention (`name = "x"` → `src/bin/x.rs`):
+    /// it may not exist, so it is never read, only believed once seen.
+    conventional: bool,
 }
 
 /// The source files package manifests name as entry points, each with the
@@ -522,13 +577,29 @@ fn manifest_entries(lines: &[Hit]) -> Vec<Entry> {
             true => EntryKind::Library,
             false => EntryKind::Executable,
         };
-        let mut push = |target: String| {
+        // A manifest's paths are relative to its own folder.
+        let folder = hit.path.rsplit_once('/').map(|(dir, _)| dir);
+        let mut push = |target: String, conventional: bool| {
+            let target = match folder {
+                Some(dir) => format!("{dir}/{target}"),
+                None => target,
+            };
             out.push(Entry {
                 target,
                 line: hit.clone(),
                 kind,
+                conventional,
             })
         };
+        // Cargo's `name = "x"` of a package or a `[[bin]]` without a path:
+        // the binary is where Cargo looks for it.
+        let cargo = hit.path == "Cargo.toml" || hit.path.ends_with("/Cargo.toml");
+        if cargo && let Some(name) = cargo_name(&hit.text) {
+            push("src/main.rs".to_string(), true);
+            push(format!("src/bin/{name}.rs"), true);
+            push(format!("src/bin/{name}/main.rs"), true);
+            continue;
+        }
         for quoted in hit.text.split(['"', '\'']).skip(1).step_by(2) {
             let target = quoted.trim().trim_start_matches("./");
             let target = target.split_whitespace().last().unwrap_or(target);
@@ -538,14 +609,29 @@ fn manifest_entries(lines: &[Hit]) -> Vec<Entry> {
                     .chars()
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
             {
-                push(format!("{}.py", module.replace('.', "/")));
-                push(format!("{}/__init__.py", module.replace('.', "/")));
+                // A module: a file or a package, in a flat or a `src/` layout.
+                let module = module.replace('.', "/");
+                for layout in ["", "src/"] {
+                    push(format!("{layout}{module}.py"), false);
+                    push(format!("{layout}{module}/__init__.py"), false);
+                }
             } else if is_source_path(target) {
-                push(target.to_string());
+                push(target.to_string(), false);
             }
         }
     }
     out
+}
+
+/// `name = "cargo"` → `cargo`.
+fn cargo_name(line: &str) -> Option<&str> {
+    let value = line
+        .trim()
+        .strip_prefix("name")?
+        .trim_start()
+        .strip_prefix('=')?;
+    let name = value.trim().strip_prefix('"')?.strip_suffix('"')?;
+    (!name.is_empty()).then_some(name)
 }
 
 fn is_source_path(text: &str) -> bool {
@@ -555,15 +641,8 @@ fn is_source_path(text: &str) -> bool {
     !text.contains(' ') && !text.ends_with(".d.ts") && SOURCE.iter().any(|ext| text.ends_with(ext))
 }
 
-/// Whether `path` is the file `target` names (a manifest's paths are relative
-/// to the manifest, which may sit below the root; Python modules may sit in
-/// `src/`).
-fn names(path: &str, target: &str) -> bool {
-    path == target || path.ends_with(&format!("/{target}"))
-}
-
 /// The grep pattern for manifests' entry fields, and the files it searches.
-pub(super) const MANIFEST_PATTERN: &str = r#"^\s*"(?:main|bin|module|exports)"\s*:|^\s*"[\w@./-]+"\s*:\s*"\.?/?[\w@./-]+\.(?:m?js|cjs|ts)"|^\s*path\s*=|^\s*[\w.-]+\s*=\s*["'][\w.]+:[\w.]+["']|["'][\w.-]+\s*=\s*[\w.]+:[\w.]+["']"#;
+pub(super) const MANIFEST_PATTERN: &str = r#"^name\s*=\s*"[\w.-]+"|^\s*"(?:main|bin|module|exports)"\s*:|^\s*"[\w@./-]+"\s*:\s*"\.?/?[\w@./-]+\.(?:m?js|cjs|ts)"|^\s*path\s*=|^\s*[\w.-]+\s*=\s*["'][\w.]+:[\w.]+["']|["'][\w.-]+\s*=\s*[\w.]+:[\w.]+["']"#;
 pub(super) const MANIFEST_GLOB: &str =
     "{package.json,Cargo.toml,pyproject.toml,setup.py,setup.cfg}";
 
@@ -602,6 +681,20 @@ mod tests {
         }
         assert!(definitions("    run(config);").is_empty());
         assert!(definitions("check := func(ok *bool, name string) error {").is_empty());
+        assert!(definitions("    let config = load();").is_empty());
+        assert!(definitions("    type Error = ParseError;").is_empty());
+        assert_eq!(
+            definitions("pub const CONFIG_FILE: &str = \"x\";"),
+            [("CONFIG_FILE", 0.5)]
+        );
+        assert_eq!(
+            definitions("export const loadConfig = () => {};"),
+            [("loadConfig", 0.5)]
+        );
+        assert_eq!(
+            definitions("var ErrTimeout = errors.New(\"x\")"),
+            [("ErrTimeout", 0.5)]
+        );
         assert!(definitions("/// Its input, e.g. '{\"pattern\": \"fn main\"}'.").is_empty());
         assert!(definitions("# def main(): in a comment").is_empty());
         assert!(
@@ -665,12 +758,21 @@ mod tests {
                 "bin/mytool.js",
                 "lib/index.js",
                 "mytool/cli.py",
-                "mytool/cli/__init__.py"
+                "mytool/cli/__init__.py",
+                "src/mytool/cli.py",
+                "src/mytool/cli/__init__.py"
             ]
         );
         let kinds: Vec<EntryKind> = entries.iter().map(|e| e.kind).collect();
         use EntryKind::{Executable, Library};
-        assert_eq!(kinds, [Executable, Library, Executable, Executable]);
+        assert_eq!(kinds[..3], [Executable, Library, Executable]);
+        let cargo = manifest_entries(&[hit("Cargo.toml", 2, r#"name = "cargo""#)]);
+        let targets: Vec<&str> = cargo.iter().map(|e| e.target.as_str()).collect();
+        assert_eq!(
+            targets,
+            ["src/main.rs", "src/bin/cargo.rs", "src/bin/cargo/main.rs"]
+        );
+        assert!(entry_files(&[hit("Cargo.toml", 2, r#"name = "cargo""#)]).is_empty());
         let files = entry_files(&[
             hit("pkg/package.json", 3, r#"  "main": "lib/index.js","#),
             hit("pyproject.toml", 9, r#"mytool = "mytool.cli:main""#),
@@ -679,13 +781,11 @@ mod tests {
             files,
             [
                 "mytool/cli.py",
-                "src/mytool/cli.py",
                 "mytool/cli/__init__.py",
+                "src/mytool/cli.py",
                 "src/mytool/cli/__init__.py",
                 "pkg/lib/index.js"
             ]
         );
-        assert!(names("src/mytool/cli.py", "mytool/cli.py"));
-        assert!(!names("src/notmytool/cli.py", "mytool/cli.py"));
     }
 }

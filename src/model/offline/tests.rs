@@ -348,7 +348,7 @@ async fn child_explores_a_real_workspace_through_the_agent_loop() {
         .iter()
         .map(|(k, v)| (k.as_str(), *v))
         .collect();
-    assert_eq!(counts, [("glob", 1), ("grep", 2), ("read_file", 3)]);
+    assert_eq!(counts, [("glob", 1), ("grep", 3), ("read_file", 3)]);
 
     // Step 2 read the best files around their best definition: the file
     // named after auth that defines it first, tests and docs last.
