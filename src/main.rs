@@ -527,18 +527,23 @@ fn tool(name: &str, input: &str, cwd: Option<PathBuf>, yes: bool) -> anyhow::Res
     Ok(ExitCode::from(u8::from(outcome.is_error)))
 }
 
-/// Logs go to `<data dir>/brood.log`, never to the terminal. Level from
-/// `BROOD_LOG` (default `info`).
-/// Without a writable data folder there is simply no log.
+/// Logs go to `<data dir>/brood.log`, never to the terminal, readable by its
+/// owner only (mode 0600, like the traces). Level from `BROOD_LOG` (default
+/// `info`). Without a writable data folder there is simply no log.
 fn init_logging() {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let Ok(dir) = brood::config::data_dir() else {
         return;
     };
     let file = std::fs::create_dir_all(&dir).and_then(|()| {
-        std::fs::OpenOptions::new()
+        let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(dir.join("brood.log"))
+            .mode(0o600)
+            .open(dir.join("brood.log"))?;
+        // A log made by an older brood keeps its mode until now.
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        Ok(file)
     });
     let Ok(file) = file else {
         return;

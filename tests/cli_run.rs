@@ -97,6 +97,22 @@ fn default_trace_goes_to_the_data_folder_with_mode_0600() {
 }
 
 #[test]
+fn the_log_is_readable_by_its_owner_only() {
+    let sb = Sandbox::new();
+    let log = sb.data().join("brood/brood.log");
+    let out = sb.run(&["check-command", "--", "ls"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mode = std::fs::metadata(&log).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // A log left readable by an older brood is closed up on the next start.
+    std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = sb.run(&["check-command", "--", "ls"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mode = std::fs::metadata(&log).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
 fn an_api_key_never_reaches_the_trace_or_the_output() {
     let sb = Sandbox::new();
     let key = "sk-ant-api03-brood-test-key-0000000000";
