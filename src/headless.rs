@@ -13,6 +13,7 @@ use crate::agent::{TASK_TOOL, envelope_text, summarize_task};
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason};
 use crate::model::estimate_tokens;
 use crate::session::Session;
+use crate::text::count;
 use crate::tools::ToolRegistry;
 
 /// How `brood run` shows the session.
@@ -175,7 +176,10 @@ impl TextPrinter {
                 let tokens = usage.total();
                 self.line(
                     out,
-                    &format!("[Subagent done] {id} {reason} · {steps} steps · {tokens} tokens"),
+                    &format!(
+                        "[Subagent done] {id} {reason} · {} · {tokens} tokens",
+                        count(*steps, "step")
+                    ),
                 );
             }
             EventKind::UserMessage { .. }
@@ -204,7 +208,7 @@ impl TextPrinter {
         }
         let rest = lines.count();
         if rest > 0 {
-            self.line(out, &format!("  … +{rest} lines"));
+            self.line(out, &format!("  … +{}", count(rest as u64, "line")));
         }
     }
 

@@ -356,3 +356,13 @@ fn tool_runs_one_call_as_the_model_would_and_exits_by_its_result() {
     assert_eq!(out.status.code(), Some(1));
     assert!(!outside.exists());
 }
+
+#[test]
+fn stopping_after_one_step_says_one_step() {
+    let sb = Sandbox::new();
+    let call = json!({"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}]});
+    let out = sb.run_script(json!([call, call]), &["--no-trace", "--max-steps", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("stopped after 1 step without"), "{err}");
+}

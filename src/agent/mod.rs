@@ -33,6 +33,7 @@ use crate::model::{
     StreamSink, ToolCall,
 };
 use crate::policy::Workspace;
+use crate::text::count;
 use crate::tools::ToolRegistry;
 
 /// Default cap on one response's output tokens.
@@ -257,7 +258,10 @@ impl Agent {
         if let Some(limit) = self.profile.max_steps
             && state.steps >= limit
         {
-            let message = format!("stopped after {limit} steps without a final answer");
+            let message = format!(
+                "stopped after {} without a final answer",
+                count(limit, "step")
+            );
             return Err(Stop::Now(TerminalReason::MaxSteps, Some(message)));
         }
         if let Some(budget) = self.profile.token_budget
