@@ -192,6 +192,7 @@ fn exit_codes_say_how_the_run_ended() {
     for needle in ["ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "brood demo"] {
         assert!(err.contains(needle), "{needle}: {err}");
     }
+    // 2 for a script that cannot be read: a usage error.
     let out = sb.run(&[
         "run",
         "--provider",
@@ -200,7 +201,7 @@ fn exit_codes_say_how_the_run_ended() {
         "/no/such.json",
         "x",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("/no/such.json"), "{}", stderr(&out));
 }
 

@@ -1,0 +1,113 @@
+//! The messages a newcomer can hit, through the real binary: each says what
+//! happened once and what to do next, in lines of at most 80 columns, and
+//! usage errors exit 2.
+
+mod common;
+
+use common::{Sandbox, stderr, stdout};
+
+/// `text` as a person sees it: every line at most 80 columns (the sandbox's
+/// temp path counted as a short one), no cause said twice, no `brood: brood`.
+fn assert_reads_well(sb: &Sandbox, text: &str) {
+    let root = sb.root.path().display().to_string();
+    for line in text.lines() {
+        let shown = line.replace(&root, "/tmp/x");
+        assert!(
+            shown.chars().count() <= 80,
+            "over 80 columns: {shown:?}\n{text}"
+        );
+        let parts: Vec<&str> = line.split(": ").collect();
+        assert!(
+            parts.windows(2).all(|w| w[0] != w[1]),
+            "a cause said twice: {line:?}"
+        );
+    }
+    assert!(!text.contains("brood: brood"), "{text}");
+}
+
+/// Exit code and stderr of `brood ARGS`, which must print nothing on stdout.
+fn fails(sb: &Sandbox, args: &[&str]) -> (Option<i32>, String) {
+    let out = sb.run(args);
+    assert_eq!(stdout(&out), "", "{args:?}");
+    let err = stderr(&out);
+    assert_reads_well(sb, &err);
+    (out.status.code(), err)
+}
+
+#[test]
+fn a_script_that_cannot_be_read_is_a_usage_error_that_names_its_cause_once() {
+    let sb = Sandbox::new();
+    let missing = sb.root.path().join("no-such.json");
+    let missing = missing.to_str().unwrap();
+    let (code, err) = fails(
+        &sb,
+        &["run", "--provider", "scripted", "--script", missing, "x"],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err, format!("brood: script {missing}: no such file\n"));
+    // A folder cannot be read as a script: the OS's reason, said once.
+    let folder = sb.workspace();
+    let folder = folder.to_str().unwrap();
+    let (code, err) = fails(
+        &sb,
+        &["run", "--provider", "scripted", "--script", folder, "x"],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.starts_with("brood: cannot read script "), "{err}");
+    assert_eq!(err.matches("Is a directory").count(), 1, "{err}");
+}
+
+#[test]
+fn a_script_that_is_not_json_is_a_usage_error_that_points_to_the_format() {
+    let sb = Sandbox::new();
+    let path = sb.root.path().join("script.json");
+    std::fs::write(&path, "not json").unwrap();
+    let path = path.to_str().unwrap();
+    let (code, err) = fails(
+        &sb,
+        &["run", "--provider", "scripted", "--script", path, "x"],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is not valid: expected ident"), "{err}");
+    assert!(err.contains("\"Scripted model\""), "{err}");
+    let (code, err) = fails(&sb, &["run", "--provider", "scripted", "x"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("needs --script FILE"), "{err}");
+}
+
+#[test]
+fn speeds_that_are_not_a_number_above_zero_are_usage_errors() {
+    let sb = Sandbox::new();
+    for speed in ["0", "-1", "NaN", "inf", "fast"] {
+        let flag = format!("--speed={speed}");
+        for verb in [
+            &["demo", "--headless", &flag][..],
+            &["run", "--provider", "offline", &flag, "hi"][..],
+        ] {
+            let (code, err) = fails(&sb, verb);
+            assert_eq!(code, Some(2), "{verb:?}: {err}");
+            assert!(err.contains("use a number above 0"), "{verb:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn cwd_must_be_a_folder_that_exists() {
+    let sb = Sandbox::new();
+    let file = sb.write("notes.txt", "hi");
+    let missing = sb.root.path().join("gone");
+    for (dir, says) in [
+        (file.to_str().unwrap(), "it is a file"),
+        (missing.to_str().unwrap(), "no such folder"),
+    ] {
+        for args in [
+            &["demo", "--headless", "--cwd", dir][..],
+            &["run", "--provider", "offline", "--cwd", dir, "hi"][..],
+            &["tool", "--cwd", dir, "glob", r#"{"pattern": "*"}"#][..],
+        ] {
+            let (code, err) = fails(&sb, args);
+            assert_eq!(code, Some(2), "{args:?}: {err}");
+            assert!(err.contains(says), "{args:?}: {err}");
+        }
+    }
+}
