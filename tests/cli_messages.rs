@@ -5,6 +5,7 @@
 mod common;
 
 use common::{Sandbox, stderr, stdout};
+use serde_json::json;
 
 /// `text` as a person sees it: every line at most 80 columns (the sandbox's
 /// temp path counted as a short one), no cause said twice, no `brood: brood`.
@@ -110,4 +111,43 @@ fn cwd_must_be_a_folder_that_exists() {
             assert!(err.contains(says), "{args:?}: {err}");
         }
     }
+}
+
+const REFUSAL: &str = "Permission denied: `rm -r target` deletes files.\n\
+    The policy asks about this, and no one could answer; --yes allows it.";
+
+#[test]
+fn tool_names_the_rule_that_refused_a_call_and_that_yes_allows_it() {
+    let sb = Sandbox::new();
+    sb.write("target/junk", "x");
+    let out = sb.run(&["tool", "bash", r#"{"command": "rm -r target"}"#]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), format!("{REFUSAL}\n"));
+    assert_reads_well(&sb, &stdout(&out));
+}
+
+#[test]
+fn run_tells_the_model_and_the_person_the_same_reason() {
+    let sb = Sandbox::new();
+    sb.write("target/junk", "x");
+    let script = json!([
+        {"tool_calls": [{"name": "bash", "input": {"command": "rm -r target"}}]},
+        {"text": "I was not allowed."}
+    ]);
+    let out = sb.run_script(script.clone(), &["--no-trace", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["type"] == "tool_result")
+        .unwrap();
+    assert_eq!(result["content"], REFUSAL, "what the model reads");
+    let out = sb.run_script(script, &["--no-trace"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("  error: Permission denied: `rm -r target` deletes files.\n"),
+        "{text}"
+    );
+    assert_eq!(text.matches("deletes files").count(), 1, "{text}");
+    assert_reads_well(&sb, &text);
 }

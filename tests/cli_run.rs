@@ -64,7 +64,10 @@ fn json_prints_every_event_in_order() {
         .iter()
         .find(|e| e["type"] == "tool_result" && e["name"] == "bash")
         .unwrap();
-    assert_eq!(denied["content"], "Permission denied by user");
+    assert_eq!(
+        denied["content"],
+        brood::agent::unattended_refusal("`rm -rf target` deletes files")
+    );
     assert!(events.iter().all(|e| e["agent"] == "main"));
 }
 
@@ -339,7 +342,8 @@ fn tool_runs_one_call_as_the_model_would_and_exits_by_its_result() {
     // The policy applies: an ask is denied unless --yes.
     let out = sb.run(&["tool", "bash", r#"{"command": "rm -r target"}"#]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stdout(&out), "Permission denied by user\n");
+    let refusal = brood::agent::unattended_refusal("`rm -r target` deletes files");
+    assert_eq!(stdout(&out), format!("{refusal}\n"));
     assert!(sb.workspace().join("target").exists());
     let out = sb.run(&[
         "tool",

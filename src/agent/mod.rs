@@ -14,7 +14,10 @@ mod profile;
 mod task;
 
 pub use contract::{ContractError, ExploreResult, ExploreStatus, parse_explore_result};
-pub use hooks::{ApprovalRequest, Approver, AutoApprove, Hook, Hooks, PolicyHook, ToolOutcome};
+pub use hooks::{
+    ApprovalRequest, Approver, AutoApprove, DENIED_BY_USER, Hook, Hooks, PolicyHook, ToolOutcome,
+    unattended_refusal,
+};
 pub use launcher::{
     DEFAULT_MAX_PARALLEL, LaunchError, Launcher, LauncherParts, Models, TaskReport, TaskRequest,
 };
