@@ -151,3 +151,42 @@ fn run_tells_the_model_and_the_person_the_same_reason() {
     assert_eq!(text.matches("deletes files").count(), 1, "{text}");
     assert_reads_well(&sb, &text);
 }
+
+/// The no-key message: a few short lines, the last one offering the demo.
+fn assert_no_key_message(err: &str, names: &[&str]) {
+    let lines: Vec<&str> = err.lines().collect();
+    assert!((2..=5).contains(&lines.len()), "{err}");
+    assert!(
+        lines.last().is_some_and(|l| l.ends_with("brood demo")),
+        "{err}"
+    );
+    for name in names {
+        assert!(err.contains(name), "{name}: {err}");
+    }
+}
+
+#[test]
+fn with_no_key_brood_says_how_to_set_one_and_offers_the_demo() {
+    let sb = Sandbox::new();
+    let all = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"];
+    for args in [&[][..], &["run", "hello"][..]] {
+        let (code, err) = fails(&sb, args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.starts_with("brood: no model is configured."), "{err}");
+        assert_no_key_message(&err, &all);
+    }
+    for (provider, names) in [
+        ("anthropic", &["ANTHROPIC_API_KEY"][..]),
+        ("openai", &["OPENAI_API_KEY", "OPENAI_BASE_URL"][..]),
+    ] {
+        for args in [
+            &["--provider", provider][..],
+            &["run", "--provider", provider, "hello"][..],
+        ] {
+            let (code, err) = fails(&sb, args);
+            assert_eq!(code, Some(1), "{args:?}: {err}");
+            assert!(err.starts_with(&format!("brood: {provider} needs an API key")));
+            assert_no_key_message(&err, names);
+        }
+    }
+}

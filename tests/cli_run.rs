@@ -187,11 +187,11 @@ fn exit_codes_say_how_the_run_ended() {
         "{}",
         stderr(&out)
     );
-    // 1 as well when no model is configured, saying in one paragraph what to do.
+    // 1 as well when no model is configured, saying in a few lines what to do.
     let out = sb.run(&["run", "hello"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.lines().count() <= 5, "{err}");
     for needle in ["ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "brood demo"] {
         assert!(err.contains(needle), "{needle}: {err}");
     }
