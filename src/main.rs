@@ -465,8 +465,8 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     if !std::io::stdout().is_terminal() {
         eprintln!(
-            "brood: the replay workbench needs a terminal, and stdout is not one; \
-             use `brood replay --print {0}` for text, or `--json` for events",
+            "brood: the replay workbench needs a terminal, and stdout is not one\n\
+             `brood replay --print {0}` prints it as text, `--json` as events.",
             path.display()
         );
         return Ok(ExitCode::from(2));
@@ -500,7 +500,10 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
 /// `brood traces`: the saved sessions, newest first.
 fn traces(args: &TracesArgs) -> anyhow::Result<ExitCode> {
     let dir = match &args.dir {
-        Some(dir) => dir.clone(),
+        Some(dir) => {
+            brood::replay::check_folder(dir)?;
+            dir.clone()
+        }
         None => brood::replay::traces_dir()?,
     };
     let listing = brood::replay::list_traces(&dir)?;
@@ -512,7 +515,11 @@ fn traces(args: &TracesArgs) -> anyhow::Result<ExitCode> {
         }
         lines
     } else if listing.sessions.is_empty() {
-        format!("No saved sessions in {}.\n", dir.display())
+        let hint = match args.dir {
+            None => "`brood demo` records one with no key.\n",
+            Some(_) => "",
+        };
+        format!("No saved sessions in {} yet.\n{hint}", dir.display())
     } else {
         let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
         brood::replay::render_table(&listing.sessions, home.as_deref())

@@ -113,6 +113,20 @@ fn cwd_must_be_a_folder_that_exists() {
     }
 }
 
+#[test]
+fn traces_of_a_folder_that_is_not_there_is_an_error() {
+    let sb = Sandbox::new();
+    let missing = sb.root.path().join("gone");
+    let (code, err) = fails(&sb, &["traces", missing.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("gone: no such folder\n"), "{err}");
+    assert!(err.contains("`brood traces` with no folder"), "{err}");
+    let file = sb.write("notes.txt", "hi");
+    let (code, err) = fails(&sb, &["traces", file.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("is not a folder"), "{err}");
+}
+
 const REFUSAL: &str = "Permission denied: `rm -r target` deletes files.\n\
     The policy asks about this, and no one could answer; --yes allows it.";
 
@@ -188,5 +202,48 @@ fn with_no_key_brood_says_how_to_set_one_and_offers_the_demo() {
             assert!(err.starts_with(&format!("brood: {provider} needs an API key")));
             assert_no_key_message(&err, names);
         }
+    }
+}
+
+#[test]
+fn replay_last_with_nothing_saved_offers_the_demo() {
+    let sb = Sandbox::new();
+    let (code, err) = fails(&sb, &["replay", "--last"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.starts_with("brood: no saved sessions in "), "{err}");
+    assert!(err.contains("`brood demo`"), "{err}");
+}
+
+fn replay_print(sb: &Sandbox, path: &std::path::Path) -> (Option<i32>, String) {
+    fails(sb, &["replay", "--print", path.to_str().unwrap()])
+}
+
+fn assert_lists_the_formats(err: &str) {
+    assert!(err.contains("\nbrood replay reads:\n"), "{err}");
+    for format in [
+        "brood traces",
+        "Claude Code session files",
+        "MyCodeAgent traces",
+    ] {
+        assert!(err.contains(format), "{format}: {err}");
+    }
+}
+
+#[test]
+fn replay_of_what_it_cannot_read_lists_the_formats_it_reads() {
+    let sb = Sandbox::new();
+    let empty = sb.write("empty.jsonl", "");
+    let unknown = sb.write("notes.jsonl", "{\"hello\": \"world\"}\n");
+    let missing = sb.workspace().join("missing.jsonl");
+    for (path, says) in [
+        (empty, "is empty"),
+        (unknown, "is not in a format brood reads\n"),
+        (missing, "missing.jsonl: no such file\n"),
+        (sb.workspace(), "is a folder"),
+    ] {
+        let (code, err) = replay_print(&sb, &path);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains(says), "{says}: {err}");
+        assert_lists_the_formats(&err);
     }
 }
