@@ -13,6 +13,7 @@ use crate::agent::{TASK_TOOL, envelope_text, summarize_task};
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason};
 use crate::model::estimate_tokens;
 use crate::session::Session;
+use crate::text::count;
 use crate::tools::ToolRegistry;
 
 /// How `brood run` shows the session.
@@ -40,6 +41,9 @@ pub struct TextPrinter {
     tokens: BTreeMap<AgentId, u64>,
     /// Tokens of the task results that did enter the parent's context.
     returned_tokens: u64,
+    /// Why the policy asked about calls that were then denied, by call id:
+    /// said with the result unless the result says it already.
+    denied: BTreeMap<String, String>,
 }
 
 impl Default for TextPrinter {
@@ -55,6 +59,7 @@ impl TextPrinter {
             at_line_start: true,
             tokens: BTreeMap::new(),
             returned_tokens: 0,
+            denied: BTreeMap::new(),
         }
     }
 
@@ -82,23 +87,28 @@ impl TextPrinter {
                 self.line(out, &format!("> {name}: {summary}"));
             }
             EventKind::PermissionDecision {
+                call_id,
                 decision,
                 reason,
                 by: DecidedBy::User,
-                ..
-            } => {
-                let answer = match decision {
-                    Decision::Allow => "allowed",
-                    Decision::Ask | Decision::Deny => "denied",
-                };
-                self.line(out, &format!("  ask: {reason} → {answer}"));
-            }
+            } => match decision {
+                Decision::Allow => self.line(out, &format!("  ask: {reason} → allowed")),
+                Decision::Ask | Decision::Deny => {
+                    self.denied.insert(call_id.clone(), reason.clone());
+                }
+            },
             EventKind::ToolResult {
+                call_id,
                 name,
                 content,
                 is_error,
                 ..
             } => {
+                if let Some(reason) = self.denied.remove(call_id)
+                    && !content.contains(reason.as_str())
+                {
+                    self.line(out, &format!("  ask: {reason} → denied"));
+                }
                 if name == TASK_TOOL {
                     self.returned_tokens += estimate_tokens(content);
                     let summary = envelope_text(content);
@@ -175,7 +185,10 @@ impl TextPrinter {
                 let tokens = usage.total();
                 self.line(
                     out,
-                    &format!("[Subagent done] {id} {reason} · {steps} steps · {tokens} tokens"),
+                    &format!(
+                        "[Subagent done] {id} {reason} · {} · {tokens} tokens",
+                        count(*steps, "step")
+                    ),
                 );
             }
             EventKind::UserMessage { .. }
@@ -204,7 +217,7 @@ impl TextPrinter {
         }
         let rest = lines.count();
         if rest > 0 {
-            self.line(out, &format!("  … +{rest} lines"));
+            self.line(out, &format!("  … +{}", count(rest as u64, "line")));
         }
     }
 
@@ -363,3 +376,7 @@ fn print_event(printer: &mut TextPrinter, format: OutputFormat, event: &Event) {
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
 }
+
+#[cfg(test)]
+#[path = "headless_tests.rs"]
+mod tests;

@@ -9,6 +9,7 @@ pub mod model;
 pub mod policy;
 pub mod replay;
 pub mod session;
+pub mod text;
 pub mod tool_cli;
 pub mod tools;
 pub mod trace;

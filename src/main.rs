@@ -62,7 +62,7 @@ enum Verb {
         /// Its input as JSON, e.g. '{"pattern": "fn main"}'.
         input: String,
         /// The workspace (default: the current folder).
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = folder)]
         cwd: Option<PathBuf>,
         /// Allow the call if the policy would ask about it.
         #[arg(long, short = 'y')]
@@ -125,7 +125,7 @@ struct ModelArgs {
     #[arg(long, value_name = "FILE")]
     script: Option<PathBuf>,
     /// Pace of the offline driver's streaming (2 = twice as fast).
-    #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = speed)]
     speed: f64,
     /// Retries of a failed model request (default 4).
     #[arg(long, value_name = "N")]
@@ -150,7 +150,7 @@ impl ModelArgs {
 #[derive(Args)]
 struct SessionArgs {
     /// The workspace folder (default: the current folder).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = folder)]
     cwd: Option<PathBuf>,
     /// Write the trace here instead of the data folder.
     #[arg(long, value_name = "FILE", conflicts_with = "no_trace")]
@@ -172,6 +172,31 @@ struct SessionArgs {
     max_parallel: usize,
 }
 
+/// `--speed`: a pace factor above zero.
+fn speed(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        _ => Err("use a number above 0".into()),
+    }
+}
+
+/// `--cwd`: a folder that exists.
+fn folder(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_dir() => Ok(path),
+        Ok(_) => Err("it is a file".into()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err("no such folder".into()),
+        Err(e) => Err(format!("cannot open it: {e}")),
+    }
+}
+
+/// A mistake in how brood was called (a flag's value, a script that cannot be
+/// read): said like any other error, but exits 2, as clap's own do.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+struct UsageError(Box<dyn std::error::Error + Send + Sync>);
+
 /// The question `brood demo` asks about the current folder.
 const DEMO_QUESTION: &str = "Where is the entry point of this project, how is configuration loaded, and how are errors handled?";
 
@@ -180,7 +205,7 @@ struct DemoArgs {
     #[command(flatten)]
     session: SessionArgs,
     /// Pace of the streaming (2 = twice as fast).
-    #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = speed)]
     speed: f64,
     /// Print the run like `brood run` instead of opening the workbench (also what
     /// happens when stdout is not a terminal).
@@ -280,8 +305,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("brood: {e:#}");
-            ExitCode::from(1)
+            eprintln!("brood: {}", brood::text::describe(e.as_ref()));
+            ExitCode::from(if e.is::<UsageError>() { 2 } else { 1 })
         }
     }
 }
@@ -296,11 +321,11 @@ fn build_model(settings: &Settings, args: &ModelArgs) -> anyhow::Result<Arc<dyn 
     };
     Ok(match settings.provider {
         ProviderKind::Scripted => {
-            let script = args
-                .script
-                .as_ref()
-                .context("--provider scripted needs --script FILE")?;
-            Arc::new(ScriptedModel::from_file(script)?)
+            let Some(script) = &args.script else {
+                let missing = "--provider scripted needs --script FILE (see the README)";
+                return Err(UsageError(missing.into()).into());
+            };
+            Arc::new(ScriptedModel::from_file(script).map_err(|e| UsageError(e.into()))?)
         }
         ProviderKind::Offline => Arc::new(OfflineModel::new(args.speed)),
         ProviderKind::Anthropic => Arc::new(AnthropicModel::new(http()?)?),
@@ -440,8 +465,8 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     if !std::io::stdout().is_terminal() {
         eprintln!(
-            "brood: the replay workbench needs a terminal, and stdout is not one; \
-             use `brood replay --print {0}` for text, or `--json` for events",
+            "brood: the replay workbench needs a terminal, and stdout is not one\n\
+             `brood replay --print {0}` prints it as text, `--json` as events.",
             path.display()
         );
         return Ok(ExitCode::from(2));
@@ -475,7 +500,10 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
 /// `brood traces`: the saved sessions, newest first.
 fn traces(args: &TracesArgs) -> anyhow::Result<ExitCode> {
     let dir = match &args.dir {
-        Some(dir) => dir.clone(),
+        Some(dir) => {
+            brood::replay::check_folder(dir)?;
+            dir.clone()
+        }
         None => brood::replay::traces_dir()?,
     };
     let listing = brood::replay::list_traces(&dir)?;
@@ -487,7 +515,11 @@ fn traces(args: &TracesArgs) -> anyhow::Result<ExitCode> {
         }
         lines
     } else if listing.sessions.is_empty() {
-        format!("No saved sessions in {}.\n", dir.display())
+        let hint = match args.dir {
+            None => "`brood demo` records one with no key.\n",
+            Some(_) => "",
+        };
+        format!("No saved sessions in {} yet.\n{hint}", dir.display())
     } else {
         let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
         brood::replay::render_table(&listing.sessions, home.as_deref())
@@ -527,18 +559,23 @@ fn tool(name: &str, input: &str, cwd: Option<PathBuf>, yes: bool) -> anyhow::Res
     Ok(ExitCode::from(u8::from(outcome.is_error)))
 }
 
-/// Logs go to `<data dir>/brood.log`, never to the terminal. Level from
-/// `BROOD_LOG` (default `info`).
-/// Without a writable data folder there is simply no log.
+/// Logs go to `<data dir>/brood.log`, never to the terminal, readable by its
+/// owner only (mode 0600, like the traces). Level from `BROOD_LOG` (default
+/// `info`). Without a writable data folder there is simply no log.
 fn init_logging() {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let Ok(dir) = brood::config::data_dir() else {
         return;
     };
     let file = std::fs::create_dir_all(&dir).and_then(|()| {
-        std::fs::OpenOptions::new()
+        let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(dir.join("brood.log"))
+            .mode(0o600)
+            .open(dir.join("brood.log"))?;
+        // A log made by an older brood keeps its mode until now.
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        Ok(file)
     });
     let Ok(file) = file else {
         return;

@@ -121,7 +121,10 @@ mod tests {
         )
         .await
         .unwrap();
-        assert_eq!(asked.content, "Permission denied by user");
+        assert_eq!(
+            asked.content,
+            crate::agent::unattended_refusal("`rm a.rs` deletes files")
+        );
         assert!(dir.path().join("a.rs").exists());
         let allowed = run_tool(
             dir.path(),

@@ -412,4 +412,21 @@ mod workbench {
         tmux.keys(&["q"]);
         tmux.wait_for("replay-exited-0", WAIT);
     }
+
+    #[test]
+    fn ctrl_d_quits_a_replay_even_from_the_help_overlay() {
+        let sb = sandbox();
+        let live = record(&sb, json!([{"text": "Hi."}]), "hello", None);
+        assert_eq!(live.status.code(), Some(0), "{}", stderr(&live));
+        let tmux = Tmux::shell(&sb, 100, 30);
+        tmux.command("brood replay --last; echo replay-exited-$?");
+        let screen = tmux.wait_for(".jsonl · brood trace", WAIT);
+        assert!(screen.contains("q quit"), "{screen}");
+        // `q` closes the overlay there, so the status line names Ctrl-D.
+        tmux.type_text("?");
+        let screen = tmux.wait_for("┌ Keys", WAIT);
+        assert!(screen.contains("Esc close · Ctrl-D quit"), "{screen}");
+        tmux.keys(&["C-d"]);
+        tmux.wait_for("replay-exited-0", WAIT);
+    }
 }

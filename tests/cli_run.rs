@@ -64,7 +64,10 @@ fn json_prints_every_event_in_order() {
         .iter()
         .find(|e| e["type"] == "tool_result" && e["name"] == "bash")
         .unwrap();
-    assert_eq!(denied["content"], "Permission denied by user");
+    assert_eq!(
+        denied["content"],
+        brood::agent::unattended_refusal("`rm -rf target` deletes files")
+    );
     assert!(events.iter().all(|e| e["agent"] == "main"));
 }
 
@@ -94,6 +97,22 @@ fn default_trace_goes_to_the_data_folder_with_mode_0600() {
     let out = sb.run_script(tour_script(), &["--no-trace"]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(sb.traces().len(), 1);
+}
+
+#[test]
+fn the_log_is_readable_by_its_owner_only() {
+    let sb = Sandbox::new();
+    let log = sb.data().join("brood/brood.log");
+    let out = sb.run(&["check-command", "--", "ls"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mode = std::fs::metadata(&log).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // A log left readable by an older brood is closed up on the next start.
+    std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = sb.run(&["check-command", "--", "ls"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mode = std::fs::metadata(&log).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
 }
 
 #[test]
@@ -168,14 +187,15 @@ fn exit_codes_say_how_the_run_ended() {
         "{}",
         stderr(&out)
     );
-    // 1 as well when no model is configured, saying in one paragraph what to do.
+    // 1 as well when no model is configured, saying in a few lines what to do.
     let out = sb.run(&["run", "hello"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.lines().count() <= 5, "{err}");
     for needle in ["ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "brood demo"] {
         assert!(err.contains(needle), "{needle}: {err}");
     }
+    // 2 for a script that cannot be read: a usage error.
     let out = sb.run(&[
         "run",
         "--provider",
@@ -184,7 +204,7 @@ fn exit_codes_say_how_the_run_ended() {
         "/no/such.json",
         "x",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("/no/such.json"), "{}", stderr(&out));
 }
 
@@ -322,7 +342,8 @@ fn tool_runs_one_call_as_the_model_would_and_exits_by_its_result() {
     // The policy applies: an ask is denied unless --yes.
     let out = sb.run(&["tool", "bash", r#"{"command": "rm -r target"}"#]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stdout(&out), "Permission denied by user\n");
+    let refusal = brood::agent::unattended_refusal("`rm -r target` deletes files");
+    assert_eq!(stdout(&out), format!("{refusal}\n"));
     assert!(sb.workspace().join("target").exists());
     let out = sb.run(&[
         "tool",
@@ -339,4 +360,14 @@ fn tool_runs_one_call_as_the_model_would_and_exits_by_its_result() {
     let out = sb.run(&["tool", "--yes", "write_file", &input]);
     assert_eq!(out.status.code(), Some(1));
     assert!(!outside.exists());
+}
+
+#[test]
+fn stopping_after_one_step_says_one_step() {
+    let sb = Sandbox::new();
+    let call = json!({"tool_calls": [{"name": "glob", "input": {"pattern": "*"}}]});
+    let out = sb.run_script(json!([call, call]), &["--no-trace", "--max-steps", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("stopped after 1 step without"), "{err}");
 }

@@ -113,3 +113,42 @@ fn demo_in_an_empty_folder_says_it_found_nothing() {
     let text = stdout(&out).to_lowercase();
     assert!(text.contains("nothing"), "{text}");
 }
+
+#[test]
+fn a_count_of_one_step_or_turn_reads_in_the_singular() {
+    let sb = Sandbox::new();
+    sb.write("src/auth.rs", "fn login() {}\n");
+    sb.write(
+        "brood.toml",
+        "[profiles.hasty]\ndescription = \"gives up fast\"\ntools = [\"grep\"]\nmax_steps = 1\n",
+    );
+    let grep = json!({"tool_calls": [{"name": "grep", "input": {"pattern": "fn"}}]});
+    let out = sb.run_script(
+        json!({"agents": {
+            "main": [
+                {"tool_calls": [
+                    {"name": "task", "input": {"prompt": "Find login", "description": "quick", "subagent_type": "explore"}},
+                    {"name": "task", "input": {"prompt": "Find login", "description": "hasty", "subagent_type": "hasty"}}
+                ]},
+                {"text": "Done."}
+            ],
+            "sub-1": [{"text": VALID}],
+            "sub-2": [grep, grep]
+        }}),
+        &["--no-trace", "--max-parallel", "1"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("[Subagent done] sub-1 completed · 1 step · "),
+        "{text}"
+    );
+    assert!(
+        text.contains("Subagent stopped after 1 turn without a final answer."),
+        "{text}"
+    );
+    assert!(
+        !text.contains("1 steps") && !text.contains("1 turns"),
+        "{text}"
+    );
+}

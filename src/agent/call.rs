@@ -12,9 +12,6 @@ use crate::event::{DecidedBy, Decision, EventKind};
 use crate::model::ToolCall;
 use crate::tools::{ToolContext, ToolError};
 
-/// The result text of a call the user (or headless mode) declined.
-pub const DENIED_BY_USER: &str = "Permission denied by user";
-
 impl Agent {
     /// Runs one tool call exactly as the loop does — look-up, schema check,
     /// hooks and policy, approval, the tool — and returns what the model would
@@ -61,10 +58,9 @@ impl Agent {
             return error(format!("unknown tool {}", call.name));
         };
         let verdict = self.hooks.pre_tool_use(self.id, call, tool.kind()).await;
-        let allowed = match verdict.decision {
+        match verdict.decision {
             Decision::Allow => {
                 self.permission(call, Decision::Allow, &verdict.reason, DecidedBy::Policy);
-                true
             }
             Decision::Deny => {
                 self.permission(call, Decision::Deny, &verdict.reason, DecidedBy::Policy);
@@ -95,11 +91,10 @@ impl Agent {
                     Decision::Deny
                 };
                 self.permission(call, decision, &verdict.reason, DecidedBy::User);
-                approved
+                if !approved {
+                    return error(self.approver.refusal(&request));
+                }
             }
-        };
-        if !allowed {
-            return error(DENIED_BY_USER);
         }
         let ctx = ToolContext {
             workspace: self.workspace.clone(),

@@ -10,6 +10,9 @@ use crate::model::ToolCall;
 use crate::policy::{Policy, Verdict};
 use crate::tools::ToolKind;
 
+/// The result text of a call a person declined in the approval dialog.
+pub const DENIED_BY_USER: &str = "Permission denied by user";
+
 /// What a tool call produced, as PostToolUse hooks see it.
 #[derive(Debug, Clone)]
 pub struct ToolOutcome {
@@ -124,9 +127,15 @@ pub struct ApprovalRequest {
 #[async_trait]
 pub trait Approver: Send + Sync {
     async fn approve(&self, request: &ApprovalRequest) -> bool;
+
+    /// What the model reads when `approve` said no: a person declined.
+    fn refusal(&self, _request: &ApprovalRequest) -> String {
+        DENIED_BY_USER.to_string()
+    }
 }
 
-/// Headless answers: deny every `ask`, or allow them all with `--yes`.
+/// Headless answers: deny every `ask`, or allow them all with `--yes`. A
+/// denial names the rule that asked, since no person saw the question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AutoApprove {
     DenyAll,
@@ -141,4 +150,17 @@ impl Approver for AutoApprove {
             AutoApprove::AllowAll => true,
         }
     }
+
+    fn refusal(&self, request: &ApprovalRequest) -> String {
+        unattended_refusal(&request.reason)
+    }
+}
+
+/// The result of a call the policy asks about when no one can be asked
+/// (`brood run`, `brood tool` without `--yes`).
+pub fn unattended_refusal(reason: &str) -> String {
+    format!(
+        "Permission denied: {reason}.\n\
+         The policy asks about this, and no one could answer; --yes allows it."
+    )
 }

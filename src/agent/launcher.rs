@@ -19,6 +19,7 @@ use super::{
 use crate::event::{AgentId, EventBus, EventKind, TerminalReason, Usage};
 use crate::model::{Message, Model};
 use crate::policy::{Policy, Workspace};
+use crate::text::count;
 use crate::tools::ToolRegistry;
 
 /// Children that may run at once unless configured otherwise.
@@ -307,8 +308,8 @@ fn summarize(profile: &Profile, outcome: &RunOutcome) -> String {
             (None, ResultContract::Text | ResultContract::Explore) => outcome.final_text.clone(),
         },
         TerminalReason::MaxSteps => format!(
-            "Subagent stopped after {} turns without a final answer.",
-            outcome.steps
+            "Subagent stopped after {} without a final answer.",
+            count(outcome.steps, "turn")
         ),
         TerminalReason::Interrupted => "Subagent was interrupted before it finished.".into(),
         reason @ (TerminalReason::TokenBudget

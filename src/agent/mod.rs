@@ -14,7 +14,10 @@ mod profile;
 mod task;
 
 pub use contract::{ContractError, ExploreResult, ExploreStatus, parse_explore_result};
-pub use hooks::{ApprovalRequest, Approver, AutoApprove, Hook, Hooks, PolicyHook, ToolOutcome};
+pub use hooks::{
+    ApprovalRequest, Approver, AutoApprove, DENIED_BY_USER, Hook, Hooks, PolicyHook, ToolOutcome,
+    unattended_refusal,
+};
 pub use launcher::{
     DEFAULT_MAX_PARALLEL, LaunchError, Launcher, LauncherParts, Models, TaskReport, TaskRequest,
 };
@@ -33,6 +36,7 @@ use crate::model::{
     StreamSink, ToolCall,
 };
 use crate::policy::Workspace;
+use crate::text::count;
 use crate::tools::ToolRegistry;
 
 /// Default cap on one response's output tokens.
@@ -257,7 +261,10 @@ impl Agent {
         if let Some(limit) = self.profile.max_steps
             && state.steps >= limit
         {
-            let message = format!("stopped after {limit} steps without a final answer");
+            let message = format!(
+                "stopped after {} without a final answer",
+                count(limit, "step")
+            );
             return Err(Stop::Now(TerminalReason::MaxSteps, Some(message)));
         }
         if let Some(budget) = self.profile.token_budget

@@ -15,14 +15,16 @@ pub const OPENAI_DEFAULT_URL: &str = "https://api.openai.com/v1";
 const ANTHROPIC_DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 const OPENAI_DEFAULT_MODEL: &str = "gpt-4.1";
 
-/// What to say when no model is configured at all: one paragraph, every way out.
-pub const NO_PROVIDER_HELP: &str = "brood needs a model to talk to, and none is configured. \
-For Anthropic, set ANTHROPIC_API_KEY (export ANTHROPIC_API_KEY=sk-ant-...); for OpenAI, set \
-OPENAI_API_KEY. For a local model, start Ollama and point brood at it: export \
-OPENAI_BASE_URL=http://localhost:11434/v1 BROOD_PROVIDER=openai BROOD_MODEL=qwen2.5-coder \
-(vLLM and llama.cpp servers work the same way with their own URL). The same settings can go \
-in brood.toml as provider, model and light_model. To see brood work right now with no key and \
-no network, run `brood demo`.";
+/// What to say when no model is configured at all: a few lines of at most 80
+/// columns, every way out, the one that needs nothing last.
+pub const NO_PROVIDER_HELP: &str = "no model is configured. Set a key, or point brood at Ollama:
+  export ANTHROPIC_API_KEY=sk-ant-...
+  export OPENAI_API_KEY=sk-...
+  export OPENAI_BASE_URL=http://localhost:11434/v1 BROOD_MODEL=qwen2.5-coder
+To see brood work now, with no key and no network: brood demo";
+
+/// The last line of every message about a missing key.
+const TRY_DEMO: &str = "To see brood work now, with no key and no network: brood demo";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProviderKind {
@@ -65,7 +67,7 @@ pub enum SettingsError {
     NoProvider,
     #[error("unknown provider {0:?}: use anthropic, openai, scripted or offline")]
     UnknownProvider(String),
-    #[error("{provider} needs an API key: set {variable}. {hint}")]
+    #[error("{provider} needs an API key: export {variable}=...\n{hint}{TRY_DEMO}")]
     MissingKey {
         provider: &'static str,
         variable: &'static str,
@@ -136,7 +138,7 @@ pub fn resolve(
                 return Err(SettingsError::MissingKey {
                     provider: "anthropic",
                     variable: "ANTHROPIC_API_KEY",
-                    hint: "Or run `brood demo` to see brood work with no key.",
+                    hint: "",
                 });
             }
             let model = model.unwrap_or_else(|| ANTHROPIC_DEFAULT_MODEL.into());
@@ -150,7 +152,7 @@ pub fn resolve(
                 return Err(SettingsError::MissingKey {
                     provider: "openai",
                     variable: "OPENAI_API_KEY",
-                    hint: "For a local server such as Ollama, set OPENAI_BASE_URL instead (no key needed).",
+                    hint: "A local server such as Ollama needs no key: set OPENAI_BASE_URL.\n",
                 });
             }
             let model = match (model, official) {
@@ -243,7 +245,11 @@ mod tests {
         ] {
             assert!(err.contains(needle), "{needle} missing from: {err}");
         }
-        assert_eq!(err.lines().count(), 1, "one paragraph");
+        assert!(err.lines().count() <= 5, "a few lines: {err}");
+        // Printed as `brood: ` and the message: 80 columns at most.
+        let printed = format!("brood: {err}");
+        assert!(printed.lines().all(|l| l.len() <= 80), "{printed}");
+        assert!(err.ends_with("brood demo"), "{err}");
     }
 
     #[test]

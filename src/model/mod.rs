@@ -189,7 +189,7 @@ pub enum ModelError {
     #[error("{0}")]
     Stream(String),
     /// Every retry was spent.
-    #[error("{last} (gave up after {attempts} attempts)")]
+    #[error("{last} (gave up after {})", crate::text::count(*attempts, "attempt"))]
     RetriesExhausted {
         attempts: u32,
         last: Box<ModelError>,

@@ -34,21 +34,26 @@ use super::{
 };
 use crate::event::{AgentId, Usage};
 
+/// Where a script's format is described, for the errors about one.
+const SCRIPT_HELP: &str = "The README's \"Scripted model\" section shows the format.";
+
 #[derive(Debug, thiserror::Error)]
 pub enum ScriptError {
+    #[error("script {path}: no such file")]
+    Missing { path: String },
     #[error("cannot read script {path}: {source}")]
     Read {
         path: String,
         #[source]
         source: std::io::Error,
     },
-    #[error("script {path} is not valid: {source}")]
+    #[error("script {path} is not valid: {source}\n{SCRIPT_HELP}")]
     Parse {
         path: String,
         #[source]
         source: serde_json::Error,
     },
-    #[error("script {path}: {message}")]
+    #[error("script {path}: {message}\n{SCRIPT_HELP}")]
     Invalid { path: String, message: String },
 }
 
@@ -108,9 +113,14 @@ pub struct ScriptedModel {
 impl ScriptedModel {
     pub fn from_file(path: &Path) -> Result<Self, ScriptError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Read {
-            path: shown.clone(),
-            source,
+        let text = std::fs::read_to_string(path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => ScriptError::Missing {
+                path: shown.clone(),
+            },
+            _ => ScriptError::Read {
+                path: shown.clone(),
+                source,
+            },
         })?;
         Self::from_json(&text).map_err(|e| match e {
             ScriptError::Parse { source, .. } => ScriptError::Parse {
@@ -121,7 +131,7 @@ impl ScriptedModel {
                 path: shown,
                 message,
             },
-            other @ ScriptError::Read { .. } => other,
+            other @ (ScriptError::Read { .. } | ScriptError::Missing { .. }) => other,
         })
     }
 

@@ -112,6 +112,7 @@ pub fn list_traces(dir: &Path) -> Result<Listing, ReplayError> {
             Err(ReplayError::UnknownFormat { detail, .. }) => listing
                 .unreadable
                 .push((path, format!("not a brood trace ({detail})"))),
+            Err(ReplayError::Empty { .. }) => listing.unreadable.push((path, "empty".into())),
             Err(e) => listing.unreadable.push((path, e.to_string())),
         }
     }
@@ -121,6 +122,18 @@ pub fn list_traces(dir: &Path) -> Result<Listing, ReplayError> {
     });
     listing.unreadable.sort();
     Ok(listing)
+}
+
+/// `DIR` as `brood traces DIR` names it: a folder that exists. (The default
+/// folder may be missing: nothing was saved yet.)
+pub fn check_folder(dir: &Path) -> Result<(), ReplayError> {
+    let dir = dir.to_path_buf();
+    match std::fs::metadata(&dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(ReplayError::NotAFolder { dir }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ReplayError::NoFolder { dir }),
+        Err(source) => Err(ReplayError::Io { path: dir, source }),
+    }
 }
 
 /// The newest session of `dir`, by the start time in its header.

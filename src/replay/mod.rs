@@ -18,7 +18,9 @@ mod print;
 mod source;
 mod table;
 
-pub use list::{EndState, Listing, TraceSummary, list_traces, newest_trace, summarize};
+pub use list::{
+    EndState, Listing, TraceSummary, check_folder, list_traces, newest_trace, summarize,
+};
 pub use load::{Loader, session_info, spawn_loader};
 pub use print::{PrintFormat, PrintReport, print};
 pub use source::{Item, SkippedLine, Source, SourceFormat, open};
@@ -27,15 +29,21 @@ pub use table::{json_line, render_table};
 use std::path::PathBuf;
 
 use crate::trace::TraceError;
-use crate::trace::import::KNOWN_FORMATS;
+
+/// What `brood replay` reads, for the errors that must say so: lines of at
+/// most 80 columns, under the line that says what went wrong.
+pub const READS: &str = "brood replay reads:
+  brood traces (`brood traces` lists the saved ones)
+  Claude Code session files (~/.claude/projects/<project>/<session>.jsonl)
+  MyCodeAgent traces (trace-<session>.jsonl)";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
-    #[error("{path}: no such file")]
+    #[error("{path}: no such file\n{READS}")]
     NotFound { path: PathBuf },
-    #[error("{path} is a folder, not a trace file")]
+    #[error("{path} is a folder, not a session file\n{READS}")]
     IsDirectory { path: PathBuf },
-    #[error("{path} is empty: there is no session in it")]
+    #[error("{path} is empty: there is no session in it\n{READS}")]
     Empty { path: PathBuf },
     #[error("cannot read {path}: {source}")]
     Io {
@@ -43,12 +51,21 @@ pub enum ReplayError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path} is not in a format brood reads ({detail}); brood reads {KNOWN_FORMATS}")]
+    /// `detail` says why line 1 is not a brood header; the listing shows it,
+    /// a newcomer needs only the formats.
+    #[error("{path} is not in a format brood reads\n{READS}")]
     UnknownFormat { path: PathBuf, detail: String },
     #[error("{path}: line 1 names the brood trace format but is not a valid header: {detail}")]
     BadHeader { path: PathBuf, detail: String },
-    #[error("no saved sessions in {dir}; run `brood` or `brood run` to record one")]
+    #[error(
+        "no saved sessions in {dir} yet\n\
+         Run `brood demo` (no key needed) to record one, then `brood replay --last`."
+    )]
     NoTraces { dir: PathBuf },
+    #[error("{dir}: no such folder\n`brood traces` with no folder lists the saved sessions.")]
+    NoFolder { dir: PathBuf },
+    #[error("{dir} is not a folder\n`brood replay --print FILE` prints one session.")]
+    NotAFolder { dir: PathBuf },
     #[error(transparent)]
     DataDir(#[from] crate::config::ConfigError),
     #[error("cannot write the output: {0}")]

@@ -346,3 +346,7 @@ fn handle_mouse(mouse: &MouseEvent, ui: &mut Ui) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+#[path = "keys_tests.rs"]
+mod tests;

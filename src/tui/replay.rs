@@ -344,6 +344,13 @@ fn replay_key(
     ReplayKey::Handled
 }
 
+/// Ctrl-C and Ctrl-D end a replay from anywhere, an overlay included: there is
+/// no turn to interrupt and nothing typed to lose.
+fn quits_anywhere(key: &crossterm::event::KeyEvent) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL)
+        && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d'))
+}
+
 /// How a replay ends early on purpose (benchmarks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReplayExit {
@@ -412,10 +419,15 @@ pub async fn run(
                 let Some(Ok(input_event)) = input_event else { return Ok(()) };
                 if let InputEvent::Key(key) = &input_event
                     && key.kind != KeyEventKind::Release
+                    && quits_anywhere(key)
+                {
+                    return Ok(());
+                }
+                if let InputEvent::Key(key) = &input_event
+                    && key.kind != KeyEventKind::Release
                     && ui.overlay.is_none()
                 {
-                    let ctrl_c = key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
-                    if ctrl_c || key.code == KeyCode::Esc && ui.overlay.is_none() && !ui.show_trace {
+                    if key.code == KeyCode::Esc && !ui.show_trace {
                         return Ok(());
                     }
                     match replay_key(key.code, key.modifiers, &mut player, &mut state) {
@@ -433,7 +445,10 @@ pub async fn run(
                 if ui.focus == Focus::Composer {
                     ui.focus = Focus::Conversation;
                 }
-                let _ = keys::handle(&input_event, &state, &mut ui, Instant::now());
+                let actions = keys::handle(&input_event, &state, &mut ui, Instant::now());
+                if actions.contains(&keys::Action::Quit) {
+                    return Ok(());
+                }
                 ui.focus = match ui.focus {
                     Focus::Composer => Focus::Conversation,
                     other => other,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::agent::{TASK_TOOL, envelope_text};
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason, Usage};
 use crate::model::estimate_tokens;
+use crate::text::count;
 
 /// Facts about the session shown in the title and status lines.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -802,7 +803,7 @@ fn first_line(text: &str) -> String {
     let extra = text.lines().count().saturating_sub(1);
     let mut out: String = line.chars().take(120).collect();
     if extra > 0 {
-        out.push_str(&format!(" (+{extra} lines)"));
+        out.push_str(&format!(" (+{})", count(extra as u64, "line")));
     }
     out
 }
@@ -844,7 +845,10 @@ fn timeline_detail(kind: &EventKind) -> String {
             model,
             messages,
             ..
-        } => format!("step {step} · {model} · {messages} messages"),
+        } => format!(
+            "step {step} · {model} · {}",
+            count(*messages as u64, "message")
+        ),
         EventKind::AssistantMessage {
             tool_calls,
             usage,
@@ -852,7 +856,8 @@ fn timeline_detail(kind: &EventKind) -> String {
             ..
         } => {
             format!(
-                "{stop_reason} · {tool_calls} calls · {} tokens",
+                "{stop_reason} · {} · {} tokens",
+                count(*tool_calls as u64, "call"),
                 usage.total()
             )
         }
@@ -875,7 +880,11 @@ fn timeline_detail(kind: &EventKind) -> String {
             reason,
             steps,
             usage,
-        } => format!("{reason} · {steps} steps · {} tokens", usage.total()),
+        } => format!(
+            "{reason} · {} · {} tokens",
+            count(*steps, "step"),
+            usage.total()
+        ),
         EventKind::Error { message } => short(message),
         EventKind::Retry {
             attempt,
@@ -894,7 +903,11 @@ fn timeline_detail(kind: &EventKind) -> String {
             steps,
             usage,
             ..
-        } => format!("{reason} · {steps} steps · {} tokens", usage.total()),
+        } => format!(
+            "{reason} · {} · {} tokens",
+            count(*steps, "step"),
+            usage.total()
+        ),
     }
 }
 

@@ -242,3 +242,53 @@ fn approvals_wait_until_answered_and_retries_until_output_resumes() {
     });
     assert!(state.retry.is_none());
 }
+
+#[test]
+fn the_trace_pane_counts_one_step_and_one_call_in_the_singular() {
+    let usage = Usage {
+        input_tokens: 10,
+        output_tokens: 2,
+        ..Usage::default()
+    };
+    let kinds = [
+        EventKind::AssistantMessage {
+            text: String::new(),
+            tool_calls: 1,
+            usage,
+            stop_reason: "tool_use".into(),
+        },
+        EventKind::SubagentEnd {
+            reason: TerminalReason::Completed,
+            summary: "done".into(),
+            steps: 1,
+            tool_usage: Default::default(),
+            usage,
+            elapsed_ms: 5,
+        },
+        EventKind::TurnEnd {
+            reason: TerminalReason::Completed,
+            steps: 1,
+            usage,
+        },
+    ];
+    let events: Vec<Event> = kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| Event {
+            seq: i as u64 + 1,
+            t_ms: 0,
+            agent: AgentId::Main,
+            kind,
+        })
+        .collect();
+    let state = replay(&events);
+    let details: Vec<&str> = state.timeline.iter().map(|r| r.detail.as_str()).collect();
+    assert_eq!(
+        details,
+        [
+            "tool_use · 1 call · 12 tokens",
+            "completed · 1 step · 12 tokens",
+            "completed · 1 step · 12 tokens"
+        ]
+    );
+}

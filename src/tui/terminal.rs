@@ -20,7 +20,10 @@ pub type Term = Terminal<CrosstermBackend<Stdout>>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TerminalError {
-    #[error("brood's workbench needs a terminal (stdout is not one); try `brood run` instead")]
+    #[error(
+        "the workbench needs a terminal, and stdout is not one\n\
+         `brood run PROMPT` prints a session instead."
+    )]
     NotATerminal,
     #[error("cannot set up the terminal: {0}")]
     Setup(#[source] io::Error),

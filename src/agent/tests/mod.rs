@@ -248,7 +248,11 @@ async fn the_policy_denies_writes_outside_and_headless_denies_asks() {
     let got = results(&messages[2]);
     assert!(got[0].1.starts_with("Permission denied:"), "{}", got[0].1);
     assert!(!target.exists());
-    assert_eq!(got[1].1, "Permission denied by user");
+    // No one could be asked: the model reads the rule that asked and the way out.
+    assert_eq!(
+        got[1].1,
+        crate::agent::unattended_refusal("`rm -f keep.txt` deletes files")
+    );
     assert!(f.dir.path().join("keep.txt").exists());
 }
 

@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 
 use super::pane_block;
 use super::text::width;
+use crate::text::count;
 use crate::tui::state::State;
 use crate::tui::theme::Theme;
 use crate::tui::ui::{Focus, ReplayBar, Ui};
@@ -112,7 +113,7 @@ fn replay_bar(frame: &mut Frame<'_>, area: Rect, bar: &ReplayBar, theme: &Theme)
     ];
     if bar.skipped > 0 {
         progress.push(Span::styled(
-            format!("  ·  {} bad lines skipped", bar.skipped),
+            format!("  ·  {} skipped", count(bar.skipped as u64, "bad line")),
             theme.warning(),
         ));
     }

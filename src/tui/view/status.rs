@@ -1,12 +1,13 @@
-//! The status line: on the left the keys that matter in the current place, on
-//! the right the one thing worth knowing now, in priority order: a flash
-//! message, a retry countdown, the last error, else running or idle.
+//! The status line: on the left the keys that matter in the current place,
+//! always ending with how to quit, on the right the one thing worth knowing now,
+//! in priority order: a flash message, a retry countdown, the last error, else
+//! running or idle.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::text::{cut, cut_spans, line_width, spinner};
+use super::text::{cut, cut_spans, line_width, spinner, width};
 use crate::event::AgentId;
 use crate::tui::state::State;
 use crate::tui::theme::Theme;
@@ -16,17 +17,67 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &Ui, 
     let w = area.width as usize;
     let right = right_side(state, ui, theme, w / 2);
     let right_w = line_width(&right);
-    let left = keys(state, ui, theme);
-    let left = cut_spans(left, w.saturating_sub(right_w + 2));
+    let left = keys(state, ui, theme, w.saturating_sub(right_w + 2));
     let buf = frame.buffer_mut();
     buf.set_line(area.x, area.y, &left, area.width);
     let x = area.x + (w - right_w.min(w)) as u16;
     buf.set_line(x, area.y, &right, right_w as u16);
 }
 
-/// `key desc · key desc …` for the place the keys act on now.
-fn keys(state: &State, ui: &Ui, theme: &Theme) -> Vec<Span<'static>> {
-    let pairs: &[(&'static str, &'static str)] = if ui.replay.is_some() && ui.overlay.is_none() {
+type Pair = (&'static str, &'static str);
+
+/// `key desc · key desc …` for the place the keys act on now, in at most `max`
+/// columns: keys that do not fit are left out from the end, but interrupting
+/// and quitting always stay.
+fn keys(state: &State, ui: &Ui, theme: &Theme, max: usize) -> Line<'static> {
+    let mut pairs = place_keys(state, ui).to_vec();
+    let mut tail = Vec::with_capacity(2);
+    if ui.replay.is_none() && ui.overlay.is_none() && state.approvals.is_empty() {
+        tail.push(("Ctrl-C", "interrupt"));
+    }
+    tail.push(quit_key(ui));
+    while !pairs.is_empty() && pairs_width(&pairs) + 3 + pairs_width(&tail) > max {
+        pairs.pop();
+    }
+    if tail.len() > 1 && pairs.is_empty() && pairs_width(&tail) > max {
+        tail.remove(0);
+    }
+    pairs.extend(tail);
+    let mut spans = Vec::with_capacity(pairs.len() * 3);
+    for (i, (key, what)) in pairs.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", theme.dim()));
+        }
+        spans.push(Span::styled(*key, theme.bold()));
+        spans.push(Span::styled(format!(" {what}"), theme.dim()));
+    }
+    cut_spans(spans, max)
+}
+
+/// How to quit from here: `q` in a replay (outside an overlay, where `q`
+/// closes it), Ctrl-D with an empty composer, else Ctrl-C twice.
+fn quit_key(ui: &Ui) -> Pair {
+    if ui.replay.is_some() {
+        match ui.overlay {
+            None => ("q", "quit"),
+            Some(_) => ("Ctrl-D", "quit"),
+        }
+    } else if ui.composer_text().is_empty() {
+        ("Ctrl-D", "quit")
+    } else {
+        ("Ctrl-C twice", "quit")
+    }
+}
+
+fn pairs_width(pairs: &[Pair]) -> usize {
+    let keys: usize = pairs.iter().map(|(k, w)| width(k) + 1 + width(w)).sum();
+    keys + 3 * pairs.len().saturating_sub(1)
+}
+
+/// The keys of the current place, most useful first; interrupting and
+/// quitting come apart.
+fn place_keys(state: &State, ui: &Ui) -> &'static [Pair] {
+    if ui.replay.is_some() && ui.overlay.is_none() {
         &[
             ("Space", "play/pause"),
             ("Tab", "focus"),
@@ -34,7 +85,6 @@ fn keys(state: &State, ui: &Ui, theme: &Theme) -> Vec<Span<'static>> {
             ("Enter", "open child"),
             ("t", "trace"),
             ("?", "help"),
-            ("q", "quit"),
         ]
     } else if !state.approvals.is_empty() {
         &[
@@ -56,7 +106,6 @@ fn keys(state: &State, ui: &Ui, theme: &Theme) -> Vec<Span<'static>> {
                     ("Alt+Enter", "newline"),
                     ("Tab", "focus"),
                     ("Ctrl-P", "history"),
-                    ("Ctrl-C", "interrupt"),
                 ],
                 Focus::Conversation => &[
                     ("Tab", "focus"),
@@ -64,7 +113,6 @@ fn keys(state: &State, ui: &Ui, theme: &Theme) -> Vec<Span<'static>> {
                     ("Enter", "expand"),
                     ("t", "trace"),
                     ("?", "help"),
-                    ("Ctrl-C", "interrupt"),
                 ],
                 Focus::Subagents => &[
                     ("Tab", "focus"),
@@ -73,7 +121,6 @@ fn keys(state: &State, ui: &Ui, theme: &Theme) -> Vec<Span<'static>> {
                     ("a", "all/one"),
                     ("t", "trace"),
                     ("?", "help"),
-                    ("Ctrl-C", "interrupt"),
                 ],
                 Focus::Live => &[
                     ("Tab", "focus"),
@@ -82,20 +129,10 @@ fn keys(state: &State, ui: &Ui, theme: &Theme) -> Vec<Span<'static>> {
                     ("a", "all/one"),
                     ("t", "trace"),
                     ("?", "help"),
-                    ("Ctrl-C", "interrupt"),
                 ],
             },
         }
-    };
-    let mut spans = Vec::with_capacity(pairs.len() * 3);
-    for (i, (key, what)) in pairs.iter().enumerate() {
-        if i > 0 {
-            spans.push(Span::styled(" · ", theme.dim()));
-        }
-        spans.push(Span::styled(*key, theme.bold()));
-        spans.push(Span::styled(format!(" {what}"), theme.dim()));
     }
-    spans
 }
 
 /// The most important news, at most `max` columns.

@@ -5,6 +5,7 @@ mod big;
 mod fixtures;
 mod recorded;
 mod scenes;
+mod status;
 
 use insta::assert_snapshot;
 use ratatui::buffer::Buffer;

@@ -1,0 +1,61 @@
+//! The text printer on hand-made events: a denial is said once, with the
+//! rule that asked.
+
+use super::*;
+use crate::agent::{DENIED_BY_USER, unattended_refusal};
+
+fn printed(events: &[EventKind]) -> String {
+    let mut printer = TextPrinter::new();
+    let mut out = String::new();
+    for (i, kind) in events.iter().enumerate() {
+        out.push_str(&printer.format(&Event {
+            seq: i as u64 + 1,
+            t_ms: 0,
+            agent: AgentId::Main,
+            kind: kind.clone(),
+        }));
+    }
+    out
+}
+
+fn denied_call(result: &str) -> Vec<EventKind> {
+    vec![
+        EventKind::ToolCall {
+            call_id: "c".into(),
+            name: "bash".into(),
+            input: serde_json::json!({"command": "rm -r build"}),
+        },
+        EventKind::PermissionDecision {
+            call_id: "c".into(),
+            decision: Decision::Deny,
+            reason: "`rm -r build` deletes files".into(),
+            by: DecidedBy::User,
+        },
+        EventKind::ToolResult {
+            call_id: "c".into(),
+            name: "bash".into(),
+            is_error: true,
+            content: result.into(),
+            duration_ms: 0,
+        },
+    ]
+}
+
+#[test]
+fn an_unattended_denial_names_its_rule_once() {
+    let refusal = unattended_refusal("`rm -r build` deletes files");
+    let out = printed(&denied_call(&refusal));
+    assert_eq!(out.matches("deletes files").count(), 1, "{out}");
+    assert!(out.contains("--yes allows it"), "{out}");
+}
+
+#[test]
+fn a_person_s_denial_keeps_the_rule_that_asked() {
+    let out = printed(&denied_call(DENIED_BY_USER));
+    assert!(
+        out.contains(
+            "  ask: `rm -r build` deletes files → denied\n  error: Permission denied by user"
+        ),
+        "{out}"
+    );
+}

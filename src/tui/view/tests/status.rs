@@ -1,0 +1,91 @@
+//! The status line says how to quit in every place: each focus, each overlay,
+//! an approval, a replay, and at the narrowest screen the layout allows.
+
+use super::fixtures::*;
+use super::scenes::*;
+use crate::event::AgentId;
+use crate::tui::state::State;
+use crate::tui::ui::{Focus, Overlay, ReplayBar, Ui};
+
+fn status_line(state: &State, ui: &mut Ui, width: u16) -> String {
+    let buf = draw(state, ui, width, 30, &color());
+    text(&buf).lines().last().unwrap_or_default().to_string()
+}
+
+fn replay_bar() -> ReplayBar {
+    ReplayBar {
+        position: 10,
+        total: 20,
+        loading: false,
+        recorded_ms: 1_000,
+        total_ms: 2_000,
+        speed: 1.0,
+        playing: true,
+        skipped: 0,
+        source: "s.jsonl · brood trace".into(),
+    }
+}
+
+/// Every place the keys can act on, as a `Ui` and its name.
+fn places() -> Vec<(String, Ui)> {
+    let mut places = Vec::new();
+    let overlays = [
+        None,
+        Some(Overlay::Help),
+        Some(Overlay::Transcript(AgentId::Sub(1))),
+    ];
+    for replay in [false, true] {
+        for focus in [
+            Focus::Composer,
+            Focus::Conversation,
+            Focus::Subagents,
+            Focus::Live,
+        ] {
+            for overlay in overlays {
+                let mut ui = Ui::new();
+                ui.focus = focus;
+                ui.overlay = overlay;
+                ui.replay = replay.then(replay_bar);
+                let name = format!("replay={replay} {focus:?} {overlay:?}");
+                places.push((name, ui));
+            }
+        }
+    }
+    places
+}
+
+#[test]
+fn every_place_shows_how_to_quit_even_at_the_narrowest_width() {
+    let state = three_children().state(12_000);
+    for width in [60, 100, 130] {
+        for (name, mut ui) in places() {
+            let line = status_line(&state, &mut ui, width);
+            assert!(line.contains(" quit"), "{name} at {width}: {line:?}");
+        }
+    }
+    let asking = approval_from_child().state(5_000);
+    for width in [60, 130] {
+        let line = status_line(&asking, &mut Ui::new(), width);
+        assert!(
+            line.contains("Ctrl-D quit"),
+            "approval at {width}: {line:?}"
+        );
+    }
+}
+
+#[test]
+fn the_quit_key_is_the_one_that_works_here() {
+    let state = State::new(info());
+    let mut ui = Ui::new();
+    assert!(status_line(&state, &mut ui, 100).contains("Ctrl-D quit"));
+    // Ctrl-D edits text once something is typed; Ctrl-C twice still quits.
+    ui.composer.insert_str("half a question");
+    let line = status_line(&state, &mut ui, 100);
+    assert!(line.contains("Ctrl-C twice quit"), "{line:?}");
+    // A replay quits on q, but q closes an overlay, so there it is Ctrl-D.
+    let mut ui = Ui::new();
+    ui.replay = Some(replay_bar());
+    assert!(status_line(&state, &mut ui, 100).contains("q quit"));
+    ui.overlay = Some(Overlay::Help);
+    assert!(status_line(&state, &mut ui, 100).contains("Ctrl-D quit"));
+}
