@@ -18,7 +18,7 @@ use serde_json::json;
 
 /// A reqwest client that never goes through a proxy from the environment.
 fn client() -> reqwest::Client {
-    reqwest::Client::builder()
+    brood::model::http::client_builder()
         .no_proxy()
         .build()
         .expect("building a reqwest client")
@@ -398,7 +398,7 @@ async fn stream_then_drop_breaks_a_chunked_body() {
 #[tokio::test]
 async fn hang_times_out_and_the_abandoned_request_is_counted() {
     let server = StreamServer::start(|_, _| Reply::Hang);
-    let http = reqwest::Client::builder()
+    let http = brood::model::http::client_builder()
         .no_proxy()
         .timeout(Duration::from_millis(300))
         .build()

@@ -54,8 +54,7 @@ impl HttpConfig {
     }
 
     pub fn client(&self) -> Result<reqwest::Client, ModelError> {
-        install_crypto_provider();
-        reqwest::Client::builder()
+        client_builder()
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("brood/", env!("CARGO_PKG_VERSION")))
             .build()
@@ -66,9 +65,17 @@ impl HttpConfig {
     }
 }
 
-/// Makes ring the process's TLS crypto provider, once. reqwest is built without
-/// one (its default, aws-lc-rs, costs a two-minute C build), so every client
-/// needs this before it is built. Another provider installed first is kept.
+/// The one way to start building an HTTP client in brood (tests included):
+/// reqwest is built without a TLS crypto provider (its default, aws-lc-rs,
+/// costs a two-minute C build) and panics when a client is built before one
+/// is installed, so this installs ring first.
+pub fn client_builder() -> reqwest::ClientBuilder {
+    install_crypto_provider();
+    reqwest::Client::builder()
+}
+
+/// Makes ring the process's TLS crypto provider, once. Another provider
+/// installed first is kept.
 fn install_crypto_provider() {
     static INSTALL: std::sync::Once = std::sync::Once::new();
     INSTALL.call_once(|| {
