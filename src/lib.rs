@@ -5,6 +5,7 @@ pub mod agent;
 pub mod config;
 pub mod event;
 pub mod headless;
+pub mod ident;
 pub mod model;
 pub mod policy;
 pub mod replay;

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use super::util::{blocking, cut_chars, flag, optional_str, required_str};
 use super::walk::{unreadable_note, walk_files, walker};
 use super::{Tool, ToolContext, ToolError, ToolKind};
+use crate::ident;
 
 /// At most this many matching lines are listed; the rest are counted.
 pub(super) const MAX_MATCHES: usize = 200;
@@ -45,8 +46,13 @@ impl Tool for GrepTool {
          Case-sensitive unless case_insensitive is true. Returns `path:line:text` lines \
          sorted by path and line, at most 200, with the total count when there are \
          more. With output_mode \"count\" it lists `path:N` (matching lines per file) \
-         instead, most matches first, at most 200 files, with totals. Matches within \
-         one line only."
+         instead, most matches first, at most 200 files, with totals. With \
+         identifiers true, pattern is words separated by `|` matched on identifier \
+         boundaries in any case (`main` finds `fn main`, `runMain`, `main_loop`, \
+         `__main__`, not `domains`; `pars*` also finds `parse`, `parsed`, `parser`); \
+         with definitions true, only lines that define such a name (`fn`, `def`, \
+         `class`, `func`, `struct`, `enum`, `type`, top-level `const`, …). Matches \
+         within one line only."
     }
 
     fn input_schema(&self) -> Value {
@@ -70,6 +76,14 @@ impl Tool for GrepTool {
                     "type": "boolean",
                     "description": "Ignore case when matching (default false)."
                 },
+                "identifiers": {
+                    "type": "boolean",
+                    "description": "pattern is words separated by `|`, matched on identifier boundaries in any case (default false)."
+                },
+                "definitions": {
+                    "type": "boolean",
+                    "description": "Only lines defining a name that holds one of the words of pattern; implies identifiers (default false)."
+                },
                 "output_mode": {
                     "type": "string",
                     "enum": ["content", "count"],
@@ -86,7 +100,12 @@ impl Tool for GrepTool {
 
     fn summarize(&self, input: &Value) -> String {
         let pattern = optional_str(input, "pattern").unwrap_or("?");
-        let mut out = format!("\"{}\"", super::util::one_line(pattern, 60));
+        let shown = super::util::one_line(pattern, 60);
+        let mut out = match (flag(input, "definitions"), flag(input, "identifiers")) {
+            (true, _) => format!("definitions of {shown}"),
+            (false, true) => format!("identifiers {shown}"),
+            (false, false) => format!("\"{shown}\""),
+        };
         if let Some(path) = optional_str(input, "path") {
             out.push_str(&format!(" in {path}"));
         }
@@ -105,10 +124,21 @@ impl Tool for GrepTool {
     async fn run(&self, input: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let pattern = required_str(&input, "pattern")?.to_string();
         let mode = OutputMode::of(&input)?;
+        let words = |pattern: &str| {
+            ident::words_pattern(pattern).map_err(|e| ToolError::InvalidInput(e.to_string()))
+        };
+        // Identifier searches match any case already, and rest on the case of
+        // humps (`runMain`), so they ignore case_insensitive.
+        let (regex, ignore_case) = match (flag(&input, "definitions"), flag(&input, "identifiers"))
+        {
+            (true, _) => (ident::definition_pattern(&words(&pattern)?), false),
+            (false, true) => (words(&pattern)?, false),
+            (false, false) => (pattern.clone(), flag(&input, "case_insensitive")),
+        };
         let matcher = RegexMatcherBuilder::new()
-            .case_insensitive(flag(&input, "case_insensitive"))
+            .case_insensitive(ignore_case)
             .line_terminator(Some(b'\n'))
-            .build(&pattern)
+            .build(&regex)
             .map_err(|err| ToolError::InvalidInput(format!("invalid regex: {err}")))?;
         let filter = match optional_str(&input, "glob") {
             Some(glob) => Some(FileFilter::new(glob)?),

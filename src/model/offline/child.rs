@@ -98,7 +98,7 @@ fn search(query: &Query) -> Reply {
         [one] => one.to_string(),
         many => format!("{{{}}}", many.join(",")),
     };
-    let definitions = rank::definition_pattern(query);
+    let words = query.words_input();
     let mut calls = vec![
         PlannedCall {
             name: "glob",
@@ -106,18 +106,23 @@ fn search(query: &Query) -> Reply {
         },
         PlannedCall {
             name: "grep",
-            input: json!({"pattern": definitions}),
+            input: json!({"pattern": words, "definitions": true}),
         },
         // The definitions in the files named after the main terms, which in a
         // big tree may sort past the first grep's 200 lines.
         PlannedCall {
             name: "grep",
-            input: json!({"pattern": definitions, "glob": format!("*{alternatives}*")}),
+            input: json!({
+                "pattern": words,
+                "definitions": true,
+                "glob": format!("*{alternatives}*"),
+            }),
         },
         PlannedCall {
             name: "grep",
             input: json!({
-                "pattern": query.pattern(),
+                "pattern": words,
+                "identifiers": true,
                 "output_mode": "count",
             }),
         },
@@ -347,7 +352,7 @@ fn evidence_lines(file: &Ranked, history: &History, matchers: &[regex::Regex]) -
     };
     // Code over comments and a `#!` line, when the file has both.
     let mention = mentions()
-        .find(|h| !rank::is_comment(&h.text))
+        .find(|h| !crate::ident::is_comment(&h.text))
         .or_else(|| mentions().next());
     // A file a manifest names may mention no term: its first line of code.
     let first_code = || {
@@ -355,7 +360,7 @@ fn evidence_lines(file: &Ranked, history: &History, matchers: &[regex::Regex]) -
             .read
             .iter()
             .filter(|h| h.path == file.path)
-            .find(|h| !h.text.trim().is_empty() && !rank::is_comment(&h.text))
+            .find(|h| !h.text.trim().is_empty() && !crate::ident::is_comment(&h.text))
     };
     if lines.is_empty()
         && let Some(line) = mention.or_else(first_code)

@@ -12,7 +12,6 @@
 //! returned, so nothing in its answer is invented.
 
 mod child;
-mod ident;
 mod parent;
 mod query;
 mod rank;

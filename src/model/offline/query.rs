@@ -7,7 +7,7 @@
 //! Every other word of the question is searched for as written and by its
 //! identifier parts (`TraceWriter` → `tracewriter`, `trace`, `writer`).
 
-use super::ident::{self, Ending, split_identifier};
+use crate::ident::{self, Ending, split_identifier};
 
 /// Terms searched for per part at most: more make the patterns slow and the
 /// ranking mushy.
@@ -106,10 +106,18 @@ impl Query {
         self.terms.is_empty()
     }
 
-    /// The regex matching any of the terms.
-    pub fn pattern(&self) -> String {
-        let parts: Vec<String> = self.terms.iter().map(Term::pattern).collect();
-        parts.join("|")
+    /// The terms as the grep tool's `identifiers` search takes them:
+    /// `main|cli|pars*` (a stem ends in `*`).
+    pub fn words_input(&self) -> String {
+        let words: Vec<String> = self
+            .terms
+            .iter()
+            .map(|t| match &t.stem {
+                Some(stem) => format!("{stem}*"),
+                None => t.word.clone(),
+            })
+            .collect();
+        words.join("|")
     }
 }
 

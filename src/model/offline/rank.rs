@@ -8,12 +8,12 @@
 //! first 200 lines) and, for entry points, the files package manifests name.
 
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::query::{Query, Term, Topic};
 use super::results::Hit;
+use crate::ident::{Definition, definitions};
 
 /// What a definition of a term counts, times the term's weight.
 const DEFINITION: f64 = 10.0;
@@ -42,115 +42,6 @@ const MANIFEST_EXECUTABLE: f64 = 100.0;
 /// A library's entry (`"main"` in package.json) counts a little less than an
 /// executable's (`"bin"`, `[project.scripts]`, `[[bin]] path`).
 const MANIFEST_LIBRARY: f64 = 80.0;
-
-/// Keywords that introduce a definition wherever they stand (methods and
-/// nested classes are indented): each names what it defines right after it,
-/// or after a Go receiver or generics.
-const ANYWHERE_KEYWORDS: &str = "fn|def|class|func|function|struct|enum|union|trait|interface|namespace|object|record|void|macro_rules!";
-/// Keywords that define something only at the top level of a file, unindented:
-/// indented, `let x`, `const x` and `type Error = …` are locals and associated
-/// items, the noise of every codebase.
-const TOP_LEVEL_KEYWORDS: &str = "type|typedef|const|var|let|val|static|mod|module|impl";
-/// What may stand before a top-level keyword.
-const MODIFIERS: &str = r"(?:(?:export|default|declare|pub(?:\([^)]*\))?)\s+)*";
-/// Keywords of values, modules and impls: they count half.
-const WEAK_KEYWORDS: &[&str] = &[
-    "const", "var", "let", "val", "static", "mod", "module", "impl",
-];
-/// Keywords that define a type: for a noun such as "config" or "error" the
-/// type named after it is the better answer than a function using it.
-const TYPE_KEYWORDS: &[&str] = &[
-    "struct",
-    "enum",
-    "union",
-    "class",
-    "trait",
-    "interface",
-    "type",
-    "typedef",
-    "record",
-    "object",
-];
-
-static DEFINITION_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?:(?:^|[^\w$])(?P<kw>{ANYWHERE_KEYWORDS})|^{MODIFIERS}(?P<top>{TOP_LEVEL_KEYWORDS}))(?P<recv>\s*\([^)]*\))?(?:\s*<[^>]*>)?\s+(?P<name>[A-Za-z_$][\w$]*)"
-    ))
-    .ok()
-});
-
-/// The pattern the definitions grep searches with: any definition keyword
-/// followed, within the defined name, by one of `terms`. It finds a superset
-/// of what [`definitions`] accepts; the ranking decides.
-pub(super) fn definition_pattern(query: &Query) -> String {
-    format!(
-        r"(?:(?:^|[^\w$])(?:{ANYWHERE_KEYWORDS})|^{MODIFIERS}(?:{TOP_LEVEL_KEYWORDS}))(?:\s*\([^)]*\))?(?:\s*<[^>]*>)?(?:\s+[\w$:.]*?|\s*)(?:{})",
-        query.pattern()
-    )
-}
-
-/// The names a line defines, with what the definition counts (a type 1.2, a
-/// function 1, a value, module or impl 0.5). A comment, or a keyword inside a
-/// string, defines nothing.
-fn definitions(line: &str) -> Vec<(&str, f64)> {
-    let Some(re) = DEFINITION_LINE.as_ref() else {
-        return Vec::new();
-    };
-    if is_comment(line) {
-        return Vec::new();
-    }
-    re.captures_iter(line)
-        .filter_map(|c| {
-            let keyword = c.name("kw").or_else(|| c.name("top"))?;
-            if in_string(&line[..keyword.start()]) {
-                return None;
-            }
-            let kw = keyword.as_str();
-            // `func(x int) error {` is an anonymous Go function; after a
-            // receiver, `func (r *T) Name(` names a method.
-            if c.name("recv").is_some() {
-                let after = &line[c.name("name")?.end()..];
-                if !(after.starts_with('(') || after.starts_with('[')) {
-                    return None;
-                }
-            }
-            let mut name = c.name("name")?.as_str();
-            // `impl Display for ConfigError` defines behaviour of ConfigError.
-            if kw == "impl"
-                && let Some((_, after)) = line.split_once(" for ")
-            {
-                name = after
-                    .trim_start()
-                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .next()
-                    .unwrap_or(name);
-            }
-            let strength = match (TYPE_KEYWORDS.contains(&kw), WEAK_KEYWORDS.contains(&kw)) {
-                (true, _) => 1.2,
-                (false, true) => 0.5,
-                (false, false) => 1.0,
-            };
-            Some((name, strength))
-        })
-        .collect()
-}
-
-/// Whether `line` is a comment in any of the usual syntaxes (a Rust
-/// attribute `#[…]` is not).
-pub(super) fn is_comment(line: &str) -> bool {
-    const STARTS: &[&str] = &["//", "/*", "* ", "--", ";", "<!--", "\"\"\"", "'''"];
-    let line = line.trim_start();
-    STARTS.iter().any(|start| line.starts_with(start))
-        || line == "*"
-        || (line.starts_with('#') && !line.starts_with("#[") && !line.starts_with("#!["))
-}
-
-/// Whether the text before a position leaves a double-quoted or backquoted
-/// string open.
-fn in_string(before: &str) -> bool {
-    let open = |quote: char| before.chars().filter(|&c| c == quote).count() % 2 == 1;
-    open('"') || open('`')
-}
 
 /// What the searches found, as the tools reported it.
 #[derive(Debug, Default)]
@@ -291,13 +182,16 @@ fn definition_score(matchers: &[Matcher], hits: &[&Hit], topic: Topic, file: &mu
     let mut names: Vec<(f64, u64, &str)> = Vec::new();
     for hit in hits {
         let mut line_score: f64 = 0.0;
-        for (name, strength) in definitions(&hit.text) {
-            // Asked about errors, a type named after one is the answer; a
-            // function that mentions one is not.
-            let strength = match (topic, strength > 1.0) {
-                (Topic::Errors, true) => strength * ERROR_TYPE,
-                (Topic::Errors, false) => strength * ERROR_FUNCTION,
-                (Topic::Entry | Topic::Tests | Topic::Code, _) => strength,
+        for (name, kind) in definitions(&hit.text) {
+            // A type counts a little more than a function, a value, module or
+            // impl half; asked about errors, a type named after one is the
+            // answer and a function that mentions one is not.
+            let strength = match (topic, kind) {
+                (Topic::Errors, Definition::Type) => 1.2 * ERROR_TYPE,
+                (Topic::Errors, Definition::Function) => ERROR_FUNCTION,
+                (_, Definition::Type) => 1.2,
+                (_, Definition::Function) => 1.0,
+                (_, Definition::Value) => 0.5,
             };
             for (i, m) in matchers.iter().enumerate() {
                 let Some(found) = m.re.find(name) else {
@@ -427,6 +321,7 @@ const AUXILIARY_FOLDERS: &[&str] = &[
     "assets",
     "screenshots",
     "scripts",
+    "typings",
 ];
 /// Folders that hold a project's own source.
 const SOURCE_FOLDERS: &[&str] = &[
@@ -452,7 +347,9 @@ fn path_factor(path: &str, topic: Topic) -> f64 {
         || is_changelog(name)
         || name.contains(".min.")
         || name.contains("generated")
-        || name.ends_with(".pb.go");
+        || name.ends_with(".pb.go")
+        || name.ends_with(".d.ts")
+        || is_tool_config(name);
     let wants_tests = topic == Topic::Tests
         && (is_test_file(name)
             || parts
@@ -484,23 +381,39 @@ fn is_test_file(name: &str) -> bool {
         || name.contains(".spec.")
 }
 
+/// The configuration of a development tool (`eslint.config.js`,
+/// `vite.config.ts`, `jest.config.cjs`), not of the project itself.
+fn is_tool_config(name: &str) -> bool {
+    let mut parts = name.rsplit('.');
+    let (Some(extension), Some(config), Some(_tool)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    config == "config" && ["js", "mjs", "cjs", "ts", "mts", "cts"].contains(&extension)
+}
+
 fn is_changelog(name: &str) -> bool {
     ["changelog", "changes", "history", "news", "releases"]
         .iter()
         .any(|n| name.starts_with(n))
 }
 
-/// The files the manifests in `lines` name as entry points, executables
-/// first, each as a path from the workspace root; a Python module both as a
-/// file and as a package, with and without a `src/` layout.
+/// The files the manifests in `lines` name as entry points and that are
+/// worth reading when no search found them: executables first, from manifests
+/// outside tests and fixtures, named by an explicit path (a Python module may
+/// sit in two layouts and a conventional path may not exist: those count only
+/// once a search has seen them).
 pub(super) fn entry_files(lines: &[Hit]) -> Vec<String> {
-    let mut entries = manifest_entries(lines);
+    let mut entries: Vec<Entry> = manifest_entries(lines)
+        .into_iter()
+        .filter(|e| e.source == EntrySource::Path && manifest_factor(&e.line.path) >= 0.5)
+        .collect();
     entries.sort_by_key(|e| match e.kind {
         EntryKind::Executable => 0,
         EntryKind::Library => 1,
     });
     let mut out: Vec<String> = Vec::new();
-    for entry in entries.into_iter().filter(|e| !e.conventional) {
+    for entry in entries {
         if !out.contains(&entry.target) {
             out.push(entry.target);
         }
@@ -558,9 +471,18 @@ struct Entry {
     target: String,
     line: Hit,
     kind: EntryKind,
-    /// Only where Cargo looks by convention (`name = "x"` → `src/bin/x.rs`):
-    /// it may not exist, so it is never read, only believed once seen.
-    conventional: bool,
+    source: EntrySource,
+}
+
+/// How a manifest line names its entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntrySource {
+    /// A path, as written.
+    Path,
+    /// A Python module, which may be a file or a package, flat or in `src/`.
+    Module,
+    /// Only where Cargo looks by convention (`name = "x"` → `src/bin/x.rs`).
+    Convention,
 }
 
 /// The source files package manifests name as entry points, each with the
@@ -579,7 +501,7 @@ fn manifest_entries(lines: &[Hit]) -> Vec<Entry> {
         };
         // A manifest's paths are relative to its own folder.
         let folder = hit.path.rsplit_once('/').map(|(dir, _)| dir);
-        let mut push = |target: String, conventional: bool| {
+        let mut push = |target: String, source: EntrySource| {
             let target = match folder {
                 Some(dir) => format!("{dir}/{target}"),
                 None => target,
@@ -588,16 +510,16 @@ fn manifest_entries(lines: &[Hit]) -> Vec<Entry> {
                 target,
                 line: hit.clone(),
                 kind,
-                conventional,
+                source,
             })
         };
         // Cargo's `name = "x"` of a package or a `[[bin]]` without a path:
         // the binary is where Cargo looks for it.
         let cargo = hit.path == "Cargo.toml" || hit.path.ends_with("/Cargo.toml");
         if cargo && let Some(name) = cargo_name(&hit.text) {
-            push("src/main.rs".to_string(), true);
-            push(format!("src/bin/{name}.rs"), true);
-            push(format!("src/bin/{name}/main.rs"), true);
+            push("src/main.rs".to_string(), EntrySource::Convention);
+            push(format!("src/bin/{name}.rs"), EntrySource::Convention);
+            push(format!("src/bin/{name}/main.rs"), EntrySource::Convention);
             continue;
         }
         for quoted in hit.text.split(['"', '\'']).skip(1).step_by(2) {
@@ -612,11 +534,11 @@ fn manifest_entries(lines: &[Hit]) -> Vec<Entry> {
                 // A module: a file or a package, in a flat or a `src/` layout.
                 let module = module.replace('.', "/");
                 for layout in ["", "src/"] {
-                    push(format!("{layout}{module}.py"), false);
-                    push(format!("{layout}{module}/__init__.py"), false);
+                    push(format!("{layout}{module}.py"), EntrySource::Module);
+                    push(format!("{layout}{module}/__init__.py"), EntrySource::Module);
                 }
             } else if is_source_path(target) {
-                push(target.to_string(), false);
+                push(target.to_string(), EntrySource::Path);
             }
         }
     }
@@ -660,64 +582,6 @@ mod tests {
     }
 
     #[test]
-    fn definitions_are_found_in_many_languages() {
-        let cases = [
-            ("pub fn main() -> ExitCode {", "main"),
-            ("def load_config(path):", "load_config"),
-            ("class ConfigError(Exception):", "ConfigError"),
-            ("func (s *Server) Run() error {", "Run"),
-            ("export default function main() {", "main"),
-            ("pub(crate) enum ModelError {", "ModelError"),
-            ("impl std::fmt::Display for ToolError {", "ToolError"),
-            ("public static void main(String[] args) {", "main"),
-            ("type Result<T> = std::result::Result<T, Error>;", "Result"),
-        ];
-        for (line, name) in cases {
-            let found: Vec<&str> = definitions(line).into_iter().map(|(n, _)| n).collect();
-            assert!(
-                found.contains(&name),
-                "{line:?} should define {name}: {found:?}"
-            );
-        }
-        assert!(definitions("    run(config);").is_empty());
-        assert!(definitions("check := func(ok *bool, name string) error {").is_empty());
-        assert!(definitions("    let config = load();").is_empty());
-        assert!(definitions("    type Error = ParseError;").is_empty());
-        assert_eq!(
-            definitions("pub const CONFIG_FILE: &str = \"x\";"),
-            [("CONFIG_FILE", 0.5)]
-        );
-        assert_eq!(
-            definitions("export const loadConfig = () => {};"),
-            [("loadConfig", 0.5)]
-        );
-        assert_eq!(
-            definitions("var ErrTimeout = errors.New(\"x\")"),
-            [("ErrTimeout", 0.5)]
-        );
-        assert!(definitions("/// Its input, e.g. '{\"pattern\": \"fn main\"}'.").is_empty());
-        assert!(definitions("# def main(): in a comment").is_empty());
-        assert!(
-            definitions(r#"let x = "fn main() {}";"#)
-                .iter()
-                .all(|(n, _)| *n != "main")
-        );
-        assert_eq!(
-            definitions("#[derive(Debug)] struct Config {"),
-            [("Config", 1.2)]
-        );
-    }
-
-    #[test]
-    fn the_definitions_pattern_finds_what_the_ranking_accepts() {
-        let q = query("where is the entry point");
-        let re = Regex::new(&definition_pattern(&q)).unwrap();
-        assert!(re.is_match("fn main() {"));
-        assert!(re.is_match("async def run_app():"));
-        assert!(!re.is_match("let remaining = 3;"));
-    }
-
-    #[test]
     fn a_definition_and_a_name_beat_many_mentions_and_source_beats_tests() {
         let q = query("where is the entry point");
         let found = Found {
@@ -742,6 +606,23 @@ mod tests {
         );
         assert_eq!(ranked[0].best_line(), Some(40));
         assert_eq!(ranked[0].defined, ["main"]);
+    }
+
+    #[test]
+    fn tests_docs_typings_and_tool_configs_weigh_less_than_source() {
+        let source = path_factor("src/config.rs", Topic::Code);
+        for other in [
+            "tests/config.rs",
+            "docs/config.md",
+            "typings/index.d.ts",
+            "eslint.config.js",
+            "CHANGELOG.md",
+            "xtask-lint/src/main.rs",
+        ] {
+            assert!(path_factor(other, Topic::Code) < source / 2.0, "{other}");
+        }
+        assert!(path_factor("tests/config.rs", Topic::Tests) > source);
+        assert!(!is_tool_config("config.js"));
     }
 
     #[test]
@@ -775,17 +656,10 @@ mod tests {
         assert!(entry_files(&[hit("Cargo.toml", 2, r#"name = "cargo""#)]).is_empty());
         let files = entry_files(&[
             hit("pkg/package.json", 3, r#"  "main": "lib/index.js","#),
+            hit("package.json", 3, r#"  "bin": "cli.js","#),
+            hit("tests/fixture/package.json", 3, r#"  "bin": "x.js","#),
             hit("pyproject.toml", 9, r#"mytool = "mytool.cli:main""#),
         ]);
-        assert_eq!(
-            files,
-            [
-                "mytool/cli.py",
-                "mytool/cli/__init__.py",
-                "src/mytool/cli.py",
-                "src/mytool/cli/__init__.py",
-                "pkg/lib/index.js"
-            ]
-        );
+        assert_eq!(files, ["cli.js", "pkg/lib/index.js"]);
     }
 }

@@ -244,3 +244,50 @@ async fn grep_count_mode_caps_the_files_listed_but_counts_them_all() {
         "[... 51 more files not shown; 252 matching lines in 251 files]"
     );
 }
+
+#[tokio::test]
+async fn grep_identifiers_match_on_identifier_boundaries_in_any_case() {
+    let fx = Fixture::new();
+    fx.write(
+        "a.py",
+        "def runMain():\n    pass\nDOMAINS = 1\nremaining = 2\nif __name__ == \"__main__\":\n",
+    );
+    fx.write("b.rs", "fn main_loop() {}\nfn parse_line() {}\n");
+    let out = fx
+        .ok(
+            &GrepTool,
+            json!({"pattern": "main|pars*", "identifiers": true, "case_insensitive": true}),
+        )
+        .await;
+    assert_eq!(
+        out,
+        "a.py:1:def runMain():\na.py:5:if __name__ == \"__main__\":\nb.rs:1:fn main_loop() {}\nb.rs:2:fn parse_line() {}"
+    );
+    let bad = fx
+        .err(
+            &GrepTool,
+            json!({"pattern": "fn\\s+main", "identifiers": true}),
+        )
+        .await;
+    assert!(bad.contains("is not a word"), "{bad}");
+}
+
+#[tokio::test]
+async fn grep_definitions_lists_only_lines_that_define_the_words() {
+    let fx = Fixture::new();
+    fx.write(
+        "src/config.rs",
+        "pub struct Config {}\nfn load_config() -> Config {\n    let config = Config {};\n    config\n}\n",
+    );
+    fx.write(
+        "app.js",
+        "// config lives here\nexport function loadConfig() {}\nloadConfig();\n",
+    );
+    let out = fx
+        .ok(&GrepTool, json!({"pattern": "config", "definitions": true}))
+        .await;
+    assert_eq!(
+        out,
+        "app.js:2:export function loadConfig() {}\nsrc/config.rs:1:pub struct Config {}\nsrc/config.rs:2:fn load_config() -> Config {"
+    );
+}

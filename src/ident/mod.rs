@@ -1,4 +1,5 @@
-//! Terms matched the way an engineer reads code: on identifier boundaries.
+//! Words matched the way an engineer reads code: on identifier boundaries,
+//! and the lines that define them.
 //!
 //! `main` should find `main`, `fn main`, `__main__`, `main.rs`, `runMain` and
 //! `main_loop`, and not `domains` or `remaining`. A plain substring search gets
@@ -8,20 +9,57 @@
 //! `IOError`), and before a non-alphanumeric character or the next hump. A
 //! plural `s`/`es` may follow (`errors`, `Errors`).
 //!
-//! The same pattern goes to the `grep` tool (so the live pane shows the real
-//! search) and is compiled here to classify the lines grep returns; the regex
-//! engine is the same one, so both agree on what matched.
+//! The `grep` tool builds its `identifiers` and `definitions` searches from
+//! these patterns, and the offline driver compiles the same ones to classify
+//! the lines grep returns; the regex engine is the same, so both agree on
+//! what matched.
+
+mod definitions;
+
+pub use definitions::{Definition, definition_pattern, definitions, is_comment};
+
+/// Why a list of words cannot be searched for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WordsError {
+    #[error("no words to search for: give words separated by `|`, e.g. \"main|cli\"")]
+    Empty,
+    #[error(
+        "`{0}` is not a word: with identifiers or definitions, the pattern is words of letters, digits and `_` separated by `|` (a trailing `*` also matches verb endings: `pars*`)"
+    )]
+    NotAWord(String),
+}
+
+/// The regex matching any of the `|`-separated `words` on identifier
+/// boundaries; a word ending in `*` is a stem matched with a verb's endings
+/// (`pars*` → `parse`, `parsed`, `parser`).
+pub fn words_pattern(words: &str) -> Result<String, WordsError> {
+    let mut parts = Vec::new();
+    for word in words.split('|').map(str::trim).filter(|w| !w.is_empty()) {
+        let (stem, ending) = match word.strip_suffix('*') {
+            Some(stem) => (stem, Ending::Verb),
+            None => (word, Ending::Plural),
+        };
+        if stem.is_empty() || !stem.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return Err(WordsError::NotAWord(word.to_string()));
+        }
+        parts.push(boundary_pattern(stem, ending));
+    }
+    match parts.is_empty() {
+        true => Err(WordsError::Empty),
+        false => Ok(parts.join("|")),
+    }
+}
 
 /// The regex (Rust syntax, without lookaround) matching `term` on identifier
 /// boundaries, whatever its case. `term` is lowercase letters, digits and `_`;
 /// anything else is escaped and matched literally.
-pub(super) fn term_pattern(term: &str) -> String {
+pub fn term_pattern(term: &str) -> String {
     boundary_pattern(term, Ending::Plural)
 }
 
 /// The endings a term may take before its boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Ending {
+pub enum Ending {
     /// A plural: `error`, `errors`.
     Plural,
     /// The ends of a verb's forms, for a stem: `pars` → `parse`, `parsed`,
@@ -46,7 +84,7 @@ impl Ending {
 }
 
 /// Like [`term_pattern`], with the endings `ending` allows.
-pub(super) fn boundary_pattern(term: &str, ending: Ending) -> String {
+pub fn boundary_pattern(term: &str, ending: Ending) -> String {
     let chars: Vec<char> = term.chars().flat_map(char::to_lowercase).collect();
     let Some((&last, head)) = chars.split_last() else {
         return String::new();
@@ -87,7 +125,7 @@ pub(super) fn boundary_pattern(term: &str, ending: Ending) -> String {
 }
 
 /// `text` with every character the regex syntax gives a meaning to escaped.
-pub(super) fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     const META: &str = "\\.+*?()|[]{}^$#&-~";
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -101,7 +139,7 @@ pub(super) fn escape(text: &str) -> String {
 
 /// The identifier parts of `word`, lowercase: `TraceWriter` → `trace`,
 /// `writer`; `read_file` → `read`, `file`; `HTTPServer` → `http`, `server`.
-pub(super) fn split_identifier(word: &str) -> Vec<String> {
+pub fn split_identifier(word: &str) -> Vec<String> {
     let chars: Vec<char> = word.chars().collect();
     let mut parts = Vec::new();
     let mut current = String::new();
@@ -200,6 +238,18 @@ mod tests {
         assert_eq!(split_identifier("HTTPServer"), ["http", "server"]);
         assert_eq!(split_identifier("v2Parser"), ["v2", "parser"]);
         assert_eq!(split_identifier("plain"), ["plain"]);
+    }
+
+    #[test]
+    fn word_lists_become_one_pattern_and_anything_else_is_refused() {
+        let re = Regex::new(&words_pattern("main|pars*").unwrap()).unwrap();
+        assert!(re.is_match("fn main()") && re.is_match("parser.rs"));
+        assert!(!re.is_match("domains"));
+        assert_eq!(words_pattern(" | "), Err(WordsError::Empty));
+        assert!(matches!(
+            words_pattern("fn\\s+main"),
+            Err(WordsError::NotAWord(_))
+        ));
     }
 
     #[test]
