@@ -53,12 +53,7 @@ fn ctrl_d_quits_from_every_focus_overlay_and_dialog_when_nothing_is_typed() {
         Some(Overlay::Transcript(AgentId::Sub(1))),
     ];
     for state in [state(), asking()] {
-        for focus in [
-            Focus::Composer,
-            Focus::Conversation,
-            Focus::Subagents,
-            Focus::Live,
-        ] {
+        for focus in Focus::ALL {
             for overlay in overlays {
                 let mut ui = Ui::new();
                 ui.focus = focus;

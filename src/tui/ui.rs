@@ -18,6 +18,14 @@ pub enum Focus {
 }
 
 impl Focus {
+    /// Every pane, in Tab order.
+    pub const ALL: [Focus; 4] = [
+        Focus::Composer,
+        Focus::Conversation,
+        Focus::Subagents,
+        Focus::Live,
+    ];
+
     /// The next pane for Tab (`forward`) or Shift-Tab.
     pub fn cycle(self, direction: Direction) -> Focus {
         const ORDER: [Focus; 4] = [

@@ -35,12 +35,7 @@ fn places() -> Vec<(String, Ui)> {
         Some(Overlay::Transcript(AgentId::Sub(1))),
     ];
     for replay in [false, true] {
-        for focus in [
-            Focus::Composer,
-            Focus::Conversation,
-            Focus::Subagents,
-            Focus::Live,
-        ] {
+        for focus in Focus::ALL {
             for overlay in overlays {
                 let mut ui = Ui::new();
                 ui.focus = focus;
