@@ -73,7 +73,12 @@ impl TextPrinter {
         if let Some(last) = out.chars().last() {
             self.at_line_start = last == '\n';
         }
-        out
+        // Everything here comes from a model, a tool or a file: shown, never
+        // obeyed by the terminal.
+        match crate::text::visible(&out) {
+            std::borrow::Cow::Borrowed(_) => out,
+            std::borrow::Cow::Owned(safe) => safe,
+        }
     }
 
     fn format_parent(&mut self, event: &Event, out: &mut String) {
@@ -362,8 +367,13 @@ fn drain(events: &mut UnboundedReceiver<Event>, printer: &mut TextPrinter, forma
 fn print_event(printer: &mut TextPrinter, format: OutputFormat, event: &Event) {
     let text = match format {
         OutputFormat::Text => printer.format(event),
-        OutputFormat::Json => match serde_json::to_string(event) {
-            Ok(line) => line + "\n",
+        OutputFormat::Json => match serde_json::to_vec(event) {
+            Ok(line) => {
+                let mut safe = Vec::with_capacity(line.len() + 1);
+                crate::text::push_terminal_safe_json(&line, &mut safe);
+                safe.push(b'\n');
+                String::from_utf8_lossy(&safe).into_owned()
+            }
             Err(e) => format!("{{\"type\":\"error\",\"message\":\"unprintable event: {e}\"}}\n"),
         },
     };

@@ -305,7 +305,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("brood: {}", brood::text::describe(e.as_ref()));
+            let message = brood::text::describe(e.as_ref());
+            eprintln!("brood: {}", brood::text::visible(&message));
             ExitCode::from(if e.is::<UsageError>() { 2 } else { 1 })
         }
     }
@@ -426,7 +427,7 @@ fn headless(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow:
         headless::run(session, &prompt, format, cancel).await
     });
     if let RunExit::Failed(reason) = &exit {
-        eprintln!("brood: {reason}");
+        eprintln!("brood: {}", brood::text::visible(reason));
     }
     Ok(ExitCode::from(exit.code()))
 }
@@ -584,7 +585,7 @@ fn init_logging() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::sync::Mutex::new(file))
+        .with_writer(std::sync::Mutex::new(brood::text::VisibleWriter(file)))
         .with_ansi(false)
         .try_init()
         .ok();

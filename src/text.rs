@@ -1,6 +1,8 @@
 //! How brood words things for people: an error with each of its causes once,
-//! and a count with its noun in the right number.
+//! a count with its noun in the right number, and text from a model or a tool
+//! made safe to print on a terminal.
 
+use std::borrow::Cow;
 use std::error::Error;
 
 /// `error`, then `: cause` for every cause in its chain whose text is not
@@ -29,9 +31,126 @@ pub fn count(n: impl Into<u64>, noun: &str) -> String {
     }
 }
 
+/// `text` with every character a terminal would obey rather than show made
+/// visible: C0 controls but newline and tab in caret notation (`^[` for ESC,
+/// `^G`, `^M`, `^?` for DEL), C1 controls and the bidirectional overrides
+/// that reorder what is read (`<U+009B>`, `<U+202E>`). Model text, tool output
+/// and error bodies go through this before `brood run` or `replay --print`
+/// writes them, so none can clear the screen, set the clipboard (OSC 52) or
+/// fake a link (OSC 8).
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            c if !is_unsafe(c) => out.push(c),
+            '\u{7f}' => out.push_str("^?"),
+            c if (c as u32) < 0x20 => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+            }
+            c => out.push_str(&format!("<U+{:04X}>", c as u32)),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Appends a JSON text (UTF-8) to `out` with the characters a terminal would
+/// act on and JSON leaves raw (DEL, C1 controls, bidirectional overrides)
+/// written as `\uXXXX` escapes. Such characters can only stand inside JSON
+/// strings, where the escape means the same character, so the JSON is
+/// unchanged as data. (serde_json already escapes C0 controls.)
+pub fn push_terminal_safe_json(json: &[u8], out: &mut Vec<u8>) {
+    // Every character to escape starts with one of these bytes.
+    if !json.iter().any(|&b| b == 0x7f || b == 0xc2 || b == 0xe2) {
+        out.extend_from_slice(json);
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(json) else {
+        out.extend_from_slice(json);
+        return;
+    };
+    for c in text.chars() {
+        match is_unsafe(c) && (c as u32) >= 0x7f {
+            true => out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes()),
+            false => {
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+}
+
+/// A writer that passes text on with [`visible`] applied, for the log: a log
+/// read with `cat` or `tail -f` must not run the escapes a model sent. Each
+/// write is taken as one piece of UTF-8 (tracing writes a whole line at a
+/// time); bytes that are not UTF-8 are written as they are.
+pub struct VisibleWriter<W>(pub W);
+
+impl<W: std::io::Write> std::io::Write for VisibleWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match std::str::from_utf8(buf) {
+            Ok(text) => self.0.write_all(visible(text).as_bytes())?,
+            Err(_) => self.0.write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// Whether a terminal would act on `c` instead of showing it.
+fn is_unsafe(c: char) -> bool {
+    match c {
+        '\n' | '\t' => false,
+        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' => true,
+        // Bidirectional embeddings, overrides and isolates.
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => true,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_keeps_its_meaning_without_raw_terminal_controls() {
+        let value = serde_json::json!({"text": "a\u{9b}31m\u{202e}b\u{7f} © ✓", "n": 1});
+        let raw = serde_json::to_vec(&value).unwrap();
+        let mut safe = Vec::new();
+        push_terminal_safe_json(&raw, &mut safe);
+        let safe = String::from_utf8(safe).unwrap();
+        assert!(safe.contains("\\u009b31m\\u202eb\\u007f © ✓"), "{safe}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&safe).unwrap(),
+            value
+        );
+    }
+
+    #[test]
+    fn the_log_writer_shows_escapes() {
+        use std::io::Write;
+        let mut log = VisibleWriter(Vec::new());
+        log.write_all("model said \u{1b}[2J\n".as_bytes()).unwrap();
+        assert_eq!(log.0, b"model said ^[[2J\n");
+    }
+
+    #[test]
+    fn control_characters_are_shown_not_obeyed() {
+        assert!(matches!(visible("plain\ttext\n"), Cow::Borrowed(_)));
+        assert_eq!(
+            visible("\u{1b}]52;c;aGk=\u{7}\u{1b}[2J\r\u{7f}"),
+            "^[]52;c;aGk=^G^[[2J^M^?"
+        );
+        assert_eq!(visible("a\u{9b}31mb"), "a<U+009B>31mb");
+        assert_eq!(visible("user\u{202e}txt.exe"), "user<U+202E>txt.exe");
+        assert_eq!(visible("ünïcode ✓ 日本"), "ünïcode ✓ 日本");
+    }
 
     #[derive(Debug, thiserror::Error)]
     #[error("cannot read script x.json: {source}")]

@@ -47,7 +47,7 @@ pub fn print(
     let verbatim = source.format() == SourceFormat::Brood;
     let mut text = Vec::new();
     for line in source.notes() {
-        let _ = writeln!(notes, "brood: {line}");
+        let _ = writeln!(notes, "brood: {}", crate::text::visible(&line.to_string()));
     }
     while let Some(item) = source.next_item()? {
         let written = match item {
@@ -58,9 +58,12 @@ pub fn print(
                     PrintFormat::Json => {
                         text.clear();
                         match source.raw_line().filter(|_| verbatim) {
-                            Some(raw) => text.extend_from_slice(raw),
-                            None => serde_json::to_writer(&mut text, &event)
-                                .map_err(|e| ReplayError::Output(e.into()))?,
+                            Some(raw) => crate::text::push_terminal_safe_json(raw, &mut text),
+                            None => {
+                                let line = serde_json::to_vec(&event)
+                                    .map_err(|e| ReplayError::Output(e.into()))?;
+                                crate::text::push_terminal_safe_json(&line, &mut text);
+                            }
                         }
                         text.push(b'\n');
                         out.write_all(&text)
@@ -100,7 +103,10 @@ pub fn print(
 /// worth failing the print for.
 fn note(notes: &mut impl Write, bad: &SkippedLine, count: usize) {
     let _ = match count {
-        n if n <= MAX_NOTES => writeln!(notes, "brood: skipped {bad}"),
+        n if n <= MAX_NOTES => {
+            let bad = bad.to_string();
+            writeln!(notes, "brood: skipped {}", crate::text::visible(&bad))
+        }
         n if n == MAX_NOTES + 1 => writeln!(
             notes,
             "brood: more bad lines are skipped without a note; the count follows at the end"

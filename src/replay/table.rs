@@ -111,6 +111,7 @@ fn prompt(text: Option<&str>) -> String {
         return "(no prompt)".into();
     };
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = crate::text::visible(&flat).into_owned();
     if flat.width() <= PROMPT_WIDTH {
         return flat;
     }
