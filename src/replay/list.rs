@@ -10,6 +10,8 @@
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
+
+use crate::trace::line::{self as trace_line, LineRead};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -212,13 +214,15 @@ pub fn summarize(path: &Path) -> Result<TraceSummary, ReplayError> {
     let mut last_t = 0;
     let mut line = Vec::new();
     loop {
-        line.clear();
-        if input
-            .read_until(b'\n', &mut line)
+        match trace_line::read_line(&mut input, &mut line, trace_line::MAX_LINE_BYTES)
             .map_err(ReplayError::io(path))?
-            == 0
         {
-            break;
+            LineRead::End => break,
+            LineRead::TooLong { .. } => {
+                summary.bad_lines += 1;
+                continue;
+            }
+            LineRead::Line { .. } => {}
         }
         let text = line.trim_ascii();
         if text.is_empty() {

@@ -43,6 +43,10 @@ pub enum ReplayError {
     NotFound { path: PathBuf },
     #[error("{path} is a folder, not a session file\n{READS}")]
     IsDirectory { path: PathBuf },
+    #[error(
+        "{path} is not a regular file (a FIFO, socket or device), so it is not replayed\n{READS}"
+    )]
+    NotAFile { path: PathBuf },
     #[error("{path} is empty: there is no session in it\n{READS}")]
     Empty { path: PathBuf },
     #[error("cannot read {path}: {source}")]

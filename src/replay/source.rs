@@ -151,6 +151,12 @@ pub fn open(path: &Path) -> Result<Source, ReplayError> {
             path: path.to_path_buf(),
         });
     }
+    // A FIFO, socket or device may block or never end: only files replay.
+    if !meta.is_file() {
+        return Err(ReplayError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
     match TraceReader::open(path) {
         Ok(reader) => Ok(Source {
             path: path.to_path_buf(),

@@ -6,6 +6,7 @@
 
 mod header;
 pub mod import;
+pub mod line;
 mod reader;
 mod writer;
 

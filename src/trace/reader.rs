@@ -1,5 +1,7 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader};
+
+use super::line::{self, LineRead};
 use std::path::{Path, PathBuf};
 
 use super::{TRACE_FORMAT, TraceError, TraceHeader};
@@ -68,21 +70,31 @@ impl<R: BufRead> TraceReader<R> {
     /// claim the file; `Empty` that there is nothing in it at all.
     pub fn new(path: &Path, mut input: R) -> Result<Self, TraceError> {
         let mut buf = Vec::new();
-        let read = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| TraceError::Io {
-                path: path.to_path_buf(),
-                source,
+        let read =
+            line::read_line(&mut input, &mut buf, line::MAX_LINE_BYTES).map_err(|source| {
+                TraceError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                }
             })?;
-        if read == 0 || buf.trim_ascii().is_empty() {
-            return Err(TraceError::Empty {
-                path: path.to_path_buf(),
-            });
-        }
         let bad_header = |message| TraceError::BadHeader {
             path: path.to_path_buf(),
             message,
         };
+        match read {
+            LineRead::End => {
+                return Err(TraceError::Empty {
+                    path: path.to_path_buf(),
+                });
+            }
+            LineRead::TooLong { bytes } => return Err(bad_header(line::too_long_message(bytes))),
+            LineRead::Line { .. } if buf.trim_ascii().is_empty() => {
+                return Err(TraceError::Empty {
+                    path: path.to_path_buf(),
+                });
+            }
+            LineRead::Line { .. } => {}
+        }
         let header: TraceHeader =
             serde_json::from_slice(buf.trim_ascii_end()).map_err(|e| bad_header(json_error(&e)))?;
         if header.format != TRACE_FORMAT {
@@ -125,19 +137,20 @@ impl<R: BufRead> TraceReader<R> {
     /// The next event or bad line; `None` at the end of the file.
     pub fn next_step(&mut self) -> Result<Option<Step>, TraceError> {
         loop {
-            self.buf.clear();
-            let read = self
-                .input
-                .read_until(b'\n', &mut self.buf)
+            let read = line::read_line(&mut self.input, &mut self.buf, line::MAX_LINE_BYTES)
                 .map_err(|source| TraceError::Io {
                     path: self.path.clone(),
                     source,
                 })?;
-            if read == 0 {
-                return Ok(None);
-            }
+            let complete = match read {
+                LineRead::End => return Ok(None),
+                LineRead::TooLong { bytes } => {
+                    self.line_no += 1;
+                    return Ok(Some(self.bad(line::too_long_message(bytes))));
+                }
+                LineRead::Line { complete } => complete,
+            };
             self.line_no += 1;
-            let complete = self.buf.ends_with(b"\n");
             let text = self.buf.trim_ascii();
             if text.is_empty() {
                 continue;

@@ -2,12 +2,13 @@
 //! importer uses on foreign JSON, whose fields may be missing or of another type.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::{BadLine, ImportError, Report};
+use crate::trace::line::{self, LineRead};
 
 /// Streams the JSON values of a JSONL file. Lines are read as bytes, so a line
 /// that is not UTF-8 is one bad line, not an I/O failure of the whole import.
@@ -39,19 +40,25 @@ impl JsonLines {
         report: &mut Report,
     ) -> Result<Option<(usize, Value)>, ImportError> {
         loop {
-            self.buf.clear();
-            let read = self
-                .reader
-                .read_until(b'\n', &mut self.buf)
+            let read = line::read_line(&mut self.reader, &mut self.buf, line::MAX_LINE_BYTES)
                 .map_err(|source| ImportError::Io {
                     path: self.path.clone(),
                     source,
                 })?;
-            if read == 0 {
-                return Ok(None);
-            }
+            let complete = match read {
+                LineRead::End => return Ok(None),
+                LineRead::TooLong { bytes } => {
+                    self.line_no += 1;
+                    report.bad_lines.push(BadLine {
+                        path: self.path.clone(),
+                        line: self.line_no,
+                        error: line::too_long_message(bytes),
+                    });
+                    continue;
+                }
+                LineRead::Line { complete } => complete,
+            };
             self.line_no += 1;
-            let complete = self.buf.ends_with(b"\n");
             let text = self.buf.trim_ascii();
             if text.is_empty() {
                 continue;
