@@ -74,7 +74,14 @@ impl Session {
         let bus = EventBus::new();
         bus.set_secrets(config::secrets_from_env());
         let trace_path = match options.trace {
-            TraceTarget::Default => Some(config::default_trace_path(&id)?),
+            TraceTarget::Default => {
+                let path = config::default_trace_path(&id)?;
+                // brood's own traces folder is brood's alone, however it was made.
+                if let Some(dir) = path.parent() {
+                    TraceWriter::make_private_dir(dir)?;
+                }
+                Some(path)
+            }
             TraceTarget::File(path) => Some(path),
             TraceTarget::Off => None,
         };

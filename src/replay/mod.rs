@@ -81,6 +81,11 @@ impl From<TraceError> for ReplayError {
         match e {
             TraceError::Io { path, source } => ReplayError::Io { path, source },
             TraceError::Empty { path } => ReplayError::Empty { path },
+            // Only writing refuses a file; a reader never gets this.
+            TraceError::Refused { path, why } => ReplayError::Io {
+                path,
+                source: std::io::Error::other(why),
+            },
             TraceError::BadHeader { path, message } => ReplayError::BadHeader {
                 path,
                 detail: format!("line 1: {message}"),

@@ -24,6 +24,8 @@ pub enum TraceError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot write the trace to {path}: {why}")]
+    Refused { path: PathBuf, why: String },
     #[error("trace {path} is empty")]
     Empty { path: PathBuf },
     #[error("trace {path}: line 1 is not a brood trace header: {message}")]

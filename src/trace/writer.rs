@@ -1,6 +1,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::{TraceError, TraceHeader};
@@ -13,24 +14,57 @@ pub struct TraceWriter {
 }
 
 impl TraceWriter {
-    /// Creates (or truncates) `path` with mode 0600, making its folder if needed,
-    /// and writes the header line. Secrets are kept out by the bus, which redacts
-    /// events before any recorder sees them.
+    /// Creates (or truncates) `path` with mode 0600, making its folder (mode
+    /// 0700) if needed, and writes the header line. Secrets are kept out by
+    /// the bus, which redacts events before any recorder sees them.
+    ///
+    /// The file must be brood's alone: a symbolic link is refused (it could
+    /// point anywhere), so are FIFOs and devices; an existing file is set to
+    /// 0600 before anything is written; and a file another session is still
+    /// writing (it holds the lock) is refused before it is truncated.
     pub fn create(path: &Path, header: &TraceHeader) -> Result<Self, TraceError> {
         let io = |source| TraceError::Io {
             path: path.to_path_buf(),
             source,
         };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(io)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.exists()
+        {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(io)?;
         }
+        let refused = |why: &str| TraceError::Refused {
+            path: path.to_path_buf(),
+            why: why.to_string(),
+        };
         let file = OpenOptions::new()
             .write(true)
             .create(true)
-            .truncate(true)
             .mode(0o600)
+            // O_NOFOLLOW: a symlink fails (ELOOP) instead of being followed;
+            // O_NONBLOCK: a FIFO without a reader fails instead of hanging.
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(path)
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ELOOP) => refused("it is a symbolic link; give the file itself"),
+                Some(libc::ENXIO) => refused("it is a FIFO, not a file"),
+                _ => io(e),
+            })?;
+        if !file.metadata().map_err(io)?.is_file() {
+            return Err(refused("it is not a regular file"));
+        }
+        // SAFETY: flock only takes an advisory lock on a descriptor we own;
+        // the lock goes with the descriptor when the writer is dropped.
+        let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if locked != 0 {
+            return Err(refused("another brood session is writing it"));
+        }
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))
             .map_err(io)?;
+        file.set_len(0).map_err(io)?;
         let mut writer = TraceWriter {
             path: path.to_path_buf(),
             out: BufWriter::new(file),
@@ -38,6 +72,20 @@ impl TraceWriter {
         let line = serde_json::to_string(header).map_err(|e| io(e.into()))?;
         writer.write_line(line).map_err(io)?;
         Ok(writer)
+    }
+
+    /// Creates `dir` (mode 0700) if needed, or sets an existing one to 0700.
+    pub fn make_private_dir(dir: &Path) -> Result<(), TraceError> {
+        let io = |source| TraceError::Io {
+            path: dir.to_path_buf(),
+            source,
+        };
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(io)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)
     }
 
     pub fn path(&self) -> &Path {
