@@ -371,3 +371,46 @@ fn stopping_after_one_step_says_one_step() {
     let err = stderr(&out);
     assert!(err.contains("stopped after 1 step without"), "{err}");
 }
+
+/// A server that repeats a tool-call id in one turn (`call_0` twice) gets
+/// distinct ids back, each result answering its own call.
+#[test]
+fn repeated_tool_call_ids_are_made_unique() {
+    let sb = tour_sandbox();
+    let script = json!([
+        {"text": "Two calls, one id.", "tool_calls": [
+            {"id": "call_0", "name": "glob", "input": {"pattern": "src/*.rs"}},
+            {"id": "call_0", "name": "read_file", "input": {"path": "src/lib.rs"}}
+        ]},
+        {"text": "done"}
+    ]);
+    let out = sb.run_script(script, &["--no-trace", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let events: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let pairs = |kind: &str| -> Vec<(String, String)> {
+        events
+            .iter()
+            .filter(|e| e["type"] == kind)
+            .map(|e| {
+                (
+                    e["call_id"].as_str().unwrap().to_string(),
+                    e["name"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let calls = pairs("tool_call");
+    assert_eq!(
+        calls,
+        [
+            ("call_0".to_string(), "glob".to_string()),
+            ("call_0_2".to_string(), "read_file".to_string())
+        ]
+    );
+    let mut results = pairs("tool_result");
+    results.sort();
+    assert_eq!(results, calls);
+}

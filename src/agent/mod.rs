@@ -171,15 +171,17 @@ impl Agent {
             };
             state.usage.add(&response.usage);
             let response_cut = response.stop_reason == StopReason::MaxTokens;
-            let calls = response.message.tool_calls();
-            state.final_text = response.message.text();
+            let mut message = response.message;
+            message.make_tool_ids_unique(messages);
+            let calls = message.tool_calls();
+            state.final_text = message.text();
             self.publish(EventKind::AssistantMessage {
                 text: state.final_text.clone(),
                 tool_calls: calls.len(),
                 usage: response.usage,
                 stop_reason: response.stop_reason.as_str().to_string(),
             });
-            messages.push(response.message);
+            messages.push(message);
 
             if calls.is_empty() {
                 if let Some(text) = self.hooks.stop(self.id, &state.final_text).await {

@@ -75,6 +75,39 @@ impl Message {
             .join("")
     }
 
+    /// Gives every tool call of this message an id no other call in it or in
+    /// `history` has: some servers send empty ids, or the same id twice in one
+    /// turn (`call_0`), and a result sent back under a repeated id answers the
+    /// wrong call or is refused by the API. A repeat becomes `ID_2`, `ID_3`,
+    /// …; an empty id `call_N`.
+    pub fn make_tool_ids_unique(&mut self, history: &[Message]) {
+        let mut taken: std::collections::HashSet<String> = history
+            .iter()
+            .flat_map(|m| m.content.iter())
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse { id, .. } => Some(id.clone()),
+                ContentBlock::Text { .. } | ContentBlock::ToolResult { .. } => None,
+            })
+            .collect();
+        for (index, block) in self.content.iter_mut().enumerate() {
+            let ContentBlock::ToolUse { id, .. } = block else {
+                continue;
+            };
+            let base = match id.trim().is_empty() {
+                true => format!("call_{index}"),
+                false => id.clone(),
+            };
+            let mut unique = base.clone();
+            let mut n = 2;
+            while taken.contains(&unique) {
+                unique = format!("{base}_{n}");
+                n += 1;
+            }
+            taken.insert(unique.clone());
+            *id = unique;
+        }
+    }
+
     /// The tool calls in this message, in order.
     pub fn tool_calls(&self) -> Vec<ToolCall> {
         self.content
@@ -235,4 +268,32 @@ pub trait Model: Send + Sync {
 /// English and code.
 pub fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::*;
+
+    fn call(id: &str) -> ContentBlock {
+        ContentBlock::ToolUse {
+            id: id.into(),
+            name: "grep".into(),
+            input: serde_json::json!({}),
+        }
+    }
+
+    #[test]
+    fn repeated_and_empty_tool_ids_are_made_unique() {
+        let earlier = Message {
+            role: Role::Assistant,
+            content: vec![call("call_0")],
+        };
+        let mut message = Message {
+            role: Role::Assistant,
+            content: vec![call("call_0"), call("call_0"), call(""), call("x")],
+        };
+        message.make_tool_ids_unique(std::slice::from_ref(&earlier));
+        let ids: Vec<String> = message.tool_calls().into_iter().map(|c| c.id).collect();
+        assert_eq!(ids, ["call_0_2", "call_0_3", "call_2", "x"]);
+    }
 }
