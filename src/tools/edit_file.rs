@@ -2,10 +2,13 @@
 //! guessing) means an edit lands where the model meant or not at all; the errors
 //! say why, so the model can retry with more context.
 
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::util::{blocking, flag, io_error, one_line, optional_str, required_str};
+use super::util::{blocking, flag, io_error, one_line, optional_str, required_str, special_file};
 use super::write_file::write_atomic;
 use super::{Tool, ToolContext, ToolError, ToolKind};
 
@@ -85,13 +88,32 @@ impl Tool for EditFileTool {
             if meta.is_dir() {
                 return Err(ToolError::Failed(format!("{shown} is a directory")));
             }
+            special_file(&meta, &shown)?;
             if meta.len() > MAX_EDIT_BYTES {
                 return Err(ToolError::Failed(format!(
                     "{shown} is too large to edit ({} bytes)",
                     meta.len()
                 )));
             }
-            let bytes = std::fs::read(path).map_err(|err| io_error(&shown, err))?;
+            // Read at most the limit, whatever the size said a moment ago.
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(path)
+                .map_err(|err| io_error(&shown, err))?;
+            special_file(
+                &file.metadata().map_err(|err| io_error(&shown, err))?,
+                &shown,
+            )?;
+            let mut bytes = Vec::new();
+            file.take(MAX_EDIT_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|err| io_error(&shown, err))?;
+            if bytes.len() as u64 > MAX_EDIT_BYTES {
+                return Err(ToolError::Failed(format!(
+                    "{shown} grew too large to edit (over {MAX_EDIT_BYTES} bytes)"
+                )));
+            }
             let content = String::from_utf8(bytes).map_err(|_| {
                 ToolError::Failed(format!(
                     "{shown} is not valid UTF-8 text; edit_file only edits text files"

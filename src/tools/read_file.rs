@@ -2,14 +2,14 @@
 //! through a buffer and stops at the window's end, so a huge file costs no more
 //! memory than the lines shown.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Read};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::util::{blocking, cut_chars, io_error, optional_u64, required_str};
+use super::util::{blocking, cut_chars, io_error, optional_u64, required_str, special_file};
 use super::{Tool, ToolContext, ToolError, ToolKind};
 
 /// Lines shown when no `limit` is given, and at most.
@@ -114,7 +114,15 @@ pub(super) fn read_window(
             "{shown} is a directory, not a file; use glob to list its files"
         )));
     }
-    let mut file = File::open(path).map_err(|err| io_error(shown, err))?;
+    special_file(&meta, shown)?;
+    // O_NONBLOCK: should the path have become a FIFO since, opening it does not
+    // wait for a writer; the check on the open file then refuses it.
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|err| io_error(shown, err))?;
+    special_file(&file.metadata().map_err(|err| io_error(shown, err))?, shown)?;
     let mut head = Vec::new();
     (&mut file)
         .take(SNIFF_BYTES)

@@ -80,6 +80,26 @@ where
     }
 }
 
+/// An error for anything but a regular file or a folder: a FIFO would block the
+/// tool forever, a device (`/dev/zero`) never ends, a socket cannot be read.
+/// Folders are left to the caller, which says what to do instead.
+pub(super) fn special_file(meta: &std::fs::Metadata, shown: &str) -> Result<(), ToolError> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    let what = if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        return Ok(());
+    };
+    Err(ToolError::Failed(format!(
+        "{shown} is {what}, not a regular file; the file tools read and write files only"
+    )))
+}
+
 /// `err` with the displayed path as context, keeping "not found" readable.
 pub(super) fn io_error(shown: &str, err: std::io::Error) -> ToolError {
     match err.kind() {

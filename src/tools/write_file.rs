@@ -9,7 +9,7 @@ use std::path::Path;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::util::{blocking, io_error, one_line, optional_str, required_str};
+use super::util::{blocking, io_error, one_line, optional_str, required_str, special_file};
 use super::{Tool, ToolContext, ToolError, ToolKind};
 
 /// Creates or overwrites a file with the given content.
@@ -85,7 +85,10 @@ pub(super) fn write_atomic(path: &Path, shown: &str, bytes: &[u8]) -> Result<boo
                 "{shown} is a directory; give a file path"
             )));
         }
-        Ok(meta) => Some(meta.permissions()),
+        Ok(meta) => {
+            special_file(&meta, shown)?;
+            Some(meta.permissions())
+        }
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
         Err(err) => return Err(io_error(shown, err)),
     };

@@ -269,3 +269,37 @@ async fn edit_file_many_matches_need_replace_all() {
     assert_eq!(fx.read("f.txt"), "bar bar\nbar\n");
     assert_eq!(entries(fx.dir.path()), ["f.txt"]);
 }
+
+/// A FIFO or a device would block a file tool forever or never end: each is
+/// refused at once, and a FIFO stays a FIFO.
+#[tokio::test]
+async fn fifos_and_devices_are_refused_without_blocking() {
+    use std::os::unix::fs::FileTypeExt;
+    let fx = Fixture::new();
+    let fifo = fx.dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let refused = "pipe is a FIFO (named pipe), not a regular file";
+    let read = fx.err(&ReadFileTool, json!({"path": "pipe"})).await;
+    assert!(read.starts_with(refused), "{read}");
+    let edit = fx
+        .err(
+            &EditFileTool,
+            json!({"path": "pipe", "old_text": "a", "new_text": "b"}),
+        )
+        .await;
+    assert!(edit.starts_with(refused), "{edit}");
+    let write = fx
+        .err(&WriteFileTool, json!({"path": "pipe", "content": "x"}))
+        .await;
+    assert!(write.starts_with(refused), "{write}");
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let device = fx.err(&ReadFileTool, json!({"path": "/dev/zero"})).await;
+    assert!(
+        device.contains("is a device, not a regular file"),
+        "{device}"
+    );
+}
