@@ -746,3 +746,42 @@ async fn a_finished_stream_leaves_its_connection_reusable() {
         "one kept-alive connection for all three"
     );
 }
+
+#[tokio::test]
+async fn a_server_that_never_sends_headers_fails_without_retrying() {
+    let server = serve(Reply::Hang);
+    let mut config = config(&server.base_url());
+    config.header_timeout = Duration::from_millis(300);
+    let started = Instant::now();
+    let (result, _) = complete(config).await;
+    let error = result.unwrap_err();
+    assert!(matches!(error, ModelError::NoResponse { .. }), "{error:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(server.request_count(), 1);
+}
+
+/// A gigantic error body is read only as far as a few kilobytes, and the
+/// message the user reads is cut to a few hundred characters.
+#[tokio::test]
+async fn a_huge_error_body_is_cut_to_a_readable_message() {
+    for body in [
+        "x".repeat(5_000_000),
+        json!({"type": "error", "error": {"type": "invalid_request_error",
+               "message": "y".repeat(1_000_000)}})
+        .to_string(),
+    ] {
+        let server = serve(Reply::Body {
+            status: 400,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.into_bytes(),
+        });
+        let (result, _) = complete(config(&server.base_url())).await;
+        let error = result.unwrap_err();
+        let ModelError::Api { status, message } = &error else {
+            panic!("expected an API error, got {error:?}");
+        };
+        assert_eq!(*status, 400);
+        assert!(message.chars().count() <= 510, "{} chars", message.len());
+        assert!(message.ends_with("… (cut)"), "{message}");
+    }
+}

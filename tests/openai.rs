@@ -416,15 +416,28 @@ async fn a_silent_server_hits_the_idle_timeout() {
     let base = format!("{}/v1", server.base_url());
     let mut config = config(&base, None);
     config.idle_timeout = Duration::from_millis(300);
+    config.header_timeout = Duration::from_millis(300);
     let model = OpenAiModel::new(config).unwrap();
-    // Silent mid-stream, then silent before the status line.
-    for expected_deltas in [vec!["thinking".to_string()], vec![]] {
-        let started = Instant::now();
-        let (result, sink) = complete(&model).await;
-        assert!(matches!(err(result), ModelError::IdleTimeout { .. }));
-        assert_eq!(sink.deltas, expected_deltas);
-        assert!(started.elapsed() < Duration::from_secs(10));
-    }
+    // Silent mid-stream: the idle timeout.
+    let (result, sink) = complete(&model).await;
+    assert!(matches!(err(result), ModelError::IdleTimeout { .. }));
+    assert_eq!(sink.deltas, ["thinking"]);
+    // Silent before the status line: no response, said as such, not retried.
+    let started = Instant::now();
+    let (result, sink) = complete(&model).await;
+    let error = err(result);
+    assert!(matches!(error, ModelError::NoResponse { .. }), "{error:?}");
+    assert!(
+        error.to_string().contains("sent no response within 1 s"),
+        "{error}"
+    );
+    assert!(sink.deltas.is_empty());
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(
+        server.request_count(),
+        2,
+        "no retry of a server that never answers"
+    );
 }
 
 // Multi-threaded: the connection is torn down by a runtime task, which must keep

@@ -20,6 +20,8 @@ pub struct HttpConfig {
     pub base_url: String,
     pub api_key: Option<String>,
     pub connect_timeout: Duration,
+    /// The response headers must arrive this soon after the request is sent.
+    pub header_timeout: Duration,
     /// A stream that sends nothing for this long fails the turn.
     pub idle_timeout: Duration,
     /// Retries after the first attempt.
@@ -34,6 +36,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
             .field("connect_timeout", &self.connect_timeout)
+            .field("header_timeout", &self.header_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("max_retries", &self.max_retries)
             .field("backoff_base", &self.backoff_base)
@@ -47,6 +50,7 @@ impl HttpConfig {
             base_url: base_url.trim_end_matches('/').to_string(),
             api_key,
             connect_timeout: Duration::from_secs(10),
+            header_timeout: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(90),
             max_retries: 4,
             backoff_base: Duration::from_secs(1),
@@ -212,11 +216,22 @@ impl<'a> Retrier<'a> {
 pub async fn send(
     request: reqwest::RequestBuilder,
     url: &str,
+    header_timeout: Duration,
     cancel: &CancellationToken,
 ) -> Result<reqwest::Response, AttemptFailure> {
     let response = tokio::select! {
         _ = cancel.cancelled() => return Err(AttemptFailure::fatal(ModelError::Cancelled)),
-        r = request.send() => r,
+        r = tokio::time::timeout(header_timeout, request.send()) => match r {
+            Ok(r) => r,
+            // A server that takes requests and never answers is not worth
+            // another minute per retry.
+            Err(_) => {
+                return Err(AttemptFailure::fatal(ModelError::NoResponse {
+                    url: url.to_string(),
+                    secs: header_timeout.as_secs_f64().ceil() as u64,
+                }));
+            }
+        },
     };
     response.map_err(|e| {
         AttemptFailure::retryable(
@@ -241,11 +256,12 @@ pub async fn check_status(
         return Ok(response);
     }
     let wait = server_wait(response.headers());
-    let body = response.text().await.unwrap_or_default();
+    let body = error_body(response).await;
     let message = api_message(&body).unwrap_or_else(|| match body.trim() {
         "" => "no error message".to_string(),
-        text => text.chars().take(300).collect(),
+        text => text.to_string(),
     });
+    let message = cut_message(&message);
     if retryable_status(status) {
         return Err(AttemptFailure::retryable(
             ModelError::Api { status, message },
@@ -260,6 +276,39 @@ pub async fn check_status(
         },
         _ => ModelError::Api { status, message },
     }))
+}
+
+/// Bytes of an error body read at most, and how long reading it may take: a
+/// server may answer 500 with a gigabyte, or one byte a second.
+const MAX_ERROR_BODY: usize = 8 * 1024;
+const ERROR_BODY_WAIT: Duration = Duration::from_secs(10);
+/// Characters of an API's error message kept.
+const MAX_ERROR_MESSAGE: usize = 500;
+
+/// The start of an error response's body, at most [`MAX_ERROR_BODY`] bytes
+/// and [`ERROR_BODY_WAIT`]; whatever arrived by then.
+async fn error_body(mut response: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    let deadline = tokio::time::Instant::now() + ERROR_BODY_WAIT;
+    while body.len() < MAX_ERROR_BODY {
+        match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Ok(Ok(Some(chunk))) => body.extend_from_slice(&chunk),
+            Ok(Ok(None)) | Ok(Err(_)) | Err(_) => break,
+        }
+    }
+    body.truncate(MAX_ERROR_BODY);
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+/// `message` cut to [`MAX_ERROR_MESSAGE`] characters, saying so.
+fn cut_message(message: &str) -> String {
+    match message.chars().count() > MAX_ERROR_MESSAGE {
+        true => {
+            let kept: String = message.chars().take(MAX_ERROR_MESSAGE).collect();
+            format!("{kept}… (cut)")
+        }
+        false => message.to_string(),
+    }
 }
 
 /// The `message` of an error body in either provider's shape:

@@ -218,6 +218,9 @@ pub enum ModelError {
     Connect { url: String, message: String },
     #[error("the model's stream went silent for {secs} s (idle timeout)")]
     IdleTimeout { secs: u64 },
+    /// The server took the request and sent no response headers in time.
+    #[error("{url} sent no response within {secs} s of the request")]
+    NoResponse { url: String, secs: u64 },
     /// The stream broke, or said something we cannot read.
     #[error("{0}")]
     Stream(String),

@@ -86,7 +86,7 @@ impl AnthropicModel {
         if let Some(key) = &self.key {
             builder = builder.header("x-api-key", key.clone());
         }
-        let response = send(builder, url, cancel).await?;
+        let response = send(builder, url, self.config.header_timeout, cancel).await?;
         // The error body of a bad status is read here, so an interrupt must
         // be able to end that wait too.
         let response = tokio::select! {
@@ -139,6 +139,7 @@ fn stream_failure(error: ModelError, parser: &StreamParser) -> AttemptFailure {
         ModelError::Stream(_) => retry_if_nothing_shown(error, parser.output_started()),
         ModelError::Cancelled
         | ModelError::IdleTimeout { .. }
+        | ModelError::NoResponse { .. }
         | ModelError::Script(_)
         | ModelError::Auth { .. }
         | ModelError::Api { .. }

@@ -58,16 +58,8 @@ impl OpenAiModel {
         if let Some(key) = self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
             builder = builder.bearer_auth(key);
         }
-        // The idle timeout also bounds the wait for the status line: a server that
-        // accepts the connection and then says nothing is just as stuck.
         let idle = self.config.idle_timeout;
-        let response = tokio::time::timeout(idle, http::send(builder, &self.url, cancel))
-            .await
-            .map_err(|_| {
-                AttemptFailure::fatal(ModelError::IdleTimeout {
-                    secs: idle.as_secs().max(1),
-                })
-            })??;
+        let response = http::send(builder, &self.url, self.config.header_timeout, cancel).await?;
         let response = http::check_status(response, KEY_VARIABLE).await?;
         let mut bytes = BodyStream::new(response, idle);
         let mut decoder = SseDecoder::new();
@@ -109,6 +101,7 @@ fn transport_failure(error: ModelError, parser: &StreamParser) -> AttemptFailure
         | ModelError::Api { .. }
         | ModelError::Connect { .. }
         | ModelError::IdleTimeout { .. }
+        | ModelError::NoResponse { .. }
         | ModelError::RetriesExhausted { .. } => AttemptFailure::fatal(error),
     }
 }
