@@ -785,3 +785,85 @@ async fn a_huge_error_body_is_cut_to_a_readable_message() {
         assert!(message.ends_with("… (cut)"), "{message}");
     }
 }
+
+/// `body` as pieces, one per event, `delay` apart.
+fn paced(body: &str, delay: Duration) -> Reply {
+    let mut cuts = Vec::new();
+    let mut at = 0;
+    for event in body.split_inclusive("\n\n") {
+        at += event.len();
+        cuts.push(at);
+    }
+    cuts.pop();
+    Reply::sse_cut_at(body, cuts, delay)
+}
+
+/// Pings are not the reply: a server that pings forever after the first text
+/// still hits the idle timeout, which only text, tool input or usage restart.
+#[tokio::test]
+async fn pings_do_not_keep_a_stalled_stream_alive() {
+    let mut body = first_events(TEXT, 4);
+    for _ in 0..200 {
+        body.push_str("event: ping\ndata: {\"type\": \"ping\"}\n\n");
+    }
+    let server = serve(paced(&body, Duration::from_millis(50)));
+    let mut config = config(&server.base_url());
+    config.idle_timeout = Duration::from_millis(400);
+    let started = Instant::now();
+    let (result, sink) = complete(config).await;
+    assert!(
+        matches!(result, Err(ModelError::IdleTimeout { .. })),
+        "{result:?}"
+    );
+    assert_eq!(sink.deltas, ["Hello"]);
+    // The pings alone would have lasted 10 s.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// A stream that keeps sending text without end is stopped by the caps on
+/// one response: its time and its size.
+#[tokio::test]
+async fn an_endless_stream_is_capped_in_time_and_in_bytes() {
+    let start = first_events(TEXT, 3);
+    let delta = |text: &str| {
+        format!(
+            "event: content_block_delta\ndata: {}\n\n",
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "text_delta", "text": text}})
+        )
+    };
+    let mut slow = start.clone();
+    for _ in 0..300 {
+        slow.push_str(&delta("more "));
+    }
+    let server = serve(paced(&slow, Duration::from_millis(20)));
+    let mut slow_config = config(&server.base_url());
+    slow_config.max_response_time = Duration::from_millis(500);
+    let (result, _) = complete(slow_config).await;
+    let error = result.unwrap_err();
+    assert!(
+        error.to_string().contains("took longer than 0.5 s"),
+        "{error}"
+    );
+
+    let mut big = start;
+    let piece = "x".repeat(1000);
+    for _ in 0..100 {
+        big.push_str(&delta(&piece));
+    }
+    let server = serve(Reply::sse(big));
+    let mut small_config = config(&server.base_url());
+    small_config.max_response_bytes = 20_000;
+    let (result, _) = complete(small_config).await;
+    let error = result.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("passed 19 KB, the limit for one reply"),
+        "{error}"
+    );
+}

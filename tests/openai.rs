@@ -557,3 +557,40 @@ fn the_provider_is_called_openai() {
     let model = OpenAiModel::new(config("http://127.0.0.1:9/v1", None)).unwrap();
     assert_eq!(model.provider(), "openai");
 }
+
+/// Keep-alive chunks with an empty delta are not the reply: the idle timer
+/// runs on through them.
+#[tokio::test]
+async fn empty_keep_alive_chunks_do_not_restart_the_idle_timer() {
+    let mut body = text_chunk("thinking");
+    let keep_alive =
+        sse_data(&json!({"choices": [{"index": 0, "delta": {}, "finish_reason": null}]}));
+    for _ in 0..200 {
+        body.push_str(&keep_alive);
+        body.push_str(": comment\n\n");
+    }
+    let mut cuts = Vec::new();
+    let mut at = 0;
+    for piece in body.split_inclusive("\n\n") {
+        at += piece.len();
+        cuts.push(at);
+    }
+    cuts.pop();
+    let server = StreamServer::start(move |_, _| {
+        Reply::sse_cut_at(body.clone(), cuts.clone(), Duration::from_millis(25))
+    });
+    let base = format!("{}/v1", server.base_url());
+    let mut config = config(&base, None);
+    config.idle_timeout = Duration::from_millis(400);
+    let model = OpenAiModel::new(config).unwrap();
+    let started = Instant::now();
+    let (result, sink) = complete(&model).await;
+    assert!(matches!(err(result), ModelError::IdleTimeout { .. }));
+    assert_eq!(sink.deltas, ["thinking"]);
+    // The keep-alives alone would have lasted 10 s.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}

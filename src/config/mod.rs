@@ -91,6 +91,9 @@ struct ConfigFile {
     max_retries: Option<u32>,
     idle_timeout_secs: Option<u64>,
     connect_timeout_secs: Option<u64>,
+    header_timeout_secs: Option<u64>,
+    max_response_secs: Option<u64>,
+    max_response_mb: Option<u64>,
     #[serde(default)]
     profiles: BTreeMap<String, profiles::RawProfile>,
 }
@@ -104,6 +107,10 @@ pub struct FileSettings {
     pub max_retries: Option<u32>,
     pub idle_timeout_secs: Option<u64>,
     pub connect_timeout_secs: Option<u64>,
+    /// Response headers due within; one response's time and size at most.
+    pub header_timeout_secs: Option<u64>,
+    pub max_response_secs: Option<u64>,
+    pub max_response_mb: Option<u64>,
 }
 
 /// Everything the config files say.
@@ -150,6 +157,9 @@ pub fn load_config(files: &[PathBuf], tools: &[&str]) -> Result<LoadedConfig, Co
             max_retries,
             idle_timeout_secs,
             connect_timeout_secs,
+            header_timeout_secs,
+            max_response_secs,
+            max_response_mb,
             profiles: _,
         } = file;
         settings = FileSettings {
@@ -159,6 +169,9 @@ pub fn load_config(files: &[PathBuf], tools: &[&str]) -> Result<LoadedConfig, Co
             max_retries: max_retries.or(settings.max_retries),
             idle_timeout_secs: idle_timeout_secs.or(settings.idle_timeout_secs),
             connect_timeout_secs: connect_timeout_secs.or(settings.connect_timeout_secs),
+            header_timeout_secs: header_timeout_secs.or(settings.header_timeout_secs),
+            max_response_secs: max_response_secs.or(settings.max_response_secs),
+            max_response_mb: max_response_mb.or(settings.max_response_mb),
         };
     }
     Ok(LoadedConfig {

@@ -173,6 +173,15 @@ pub fn resolve(
         if let Some(secs) = file.connect_timeout_secs {
             config.connect_timeout = Duration::from_secs(secs.max(1));
         }
+        if let Some(secs) = file.header_timeout_secs {
+            config.header_timeout = Duration::from_secs(secs.max(1));
+        }
+        if let Some(secs) = file.max_response_secs {
+            config.max_response_time = Duration::from_secs(secs.max(1));
+        }
+        if let Some(mb) = file.max_response_mb {
+            config.max_response_bytes = mb.max(1) << 20;
+        }
         config
     });
     Ok(Settings {
@@ -274,6 +283,17 @@ mod tests {
         let http = s.http.unwrap();
         assert_eq!(http.base_url, "http://127.0.0.1:9");
         assert_eq!(http.max_retries, 7);
+        assert_eq!(http.header_timeout, Duration::from_secs(60), "the default");
+        let limits = FileSettings {
+            header_timeout_secs: Some(5),
+            max_response_secs: Some(30),
+            max_response_mb: Some(2),
+            ..file.clone()
+        };
+        let http = resolve(&flags(), &e, &limits).unwrap().http.unwrap();
+        assert_eq!(http.header_timeout, Duration::from_secs(5));
+        assert_eq!(http.max_response_time, Duration::from_secs(30));
+        assert_eq!(http.max_response_bytes, 2 << 20);
         let f = ModelFlags {
             provider: Some(ProviderKind::Scripted),
             model: Some("flag-model".into()),

@@ -93,7 +93,7 @@ impl AnthropicModel {
             _ = cancel.cancelled() => return Err(AttemptFailure::fatal(ModelError::Cancelled)),
             checked = check_status(response, KEY_VARIABLE) => checked?,
         };
-        let mut body = BodyStream::new(response, self.config.idle_timeout);
+        let mut body = BodyStream::new(response, &self.config);
         let mut decoder = SseDecoder::new();
         let mut parser = StreamParser::new();
         loop {
@@ -107,11 +107,15 @@ impl AnthropicModel {
                 }
                 break;
             };
+            let before = parser.progress();
             for event in decoder.push(&chunk) {
                 parser.handle(&event, sink)?;
                 if parser.is_done() {
                     break;
                 }
+            }
+            if parser.progress() != before {
+                body.progressed();
             }
             if parser.is_done() {
                 let _ = tokio::time::timeout(DRAIN_AFTER_STOP, drain(&mut body, cancel)).await;

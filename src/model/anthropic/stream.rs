@@ -117,6 +117,9 @@ pub struct StreamParser {
     /// stream that ends early.
     events: usize,
     last_event: Option<String>,
+    /// Events that carry the reply (not pings, not types added since): the
+    /// idle timer restarts only when this grows.
+    progress: u64,
 }
 
 impl StreamParser {
@@ -127,6 +130,11 @@ impl StreamParser {
     /// Whether `message_stop` arrived.
     pub fn is_done(&self) -> bool {
         self.done
+    }
+
+    /// How many events carrying the reply arrived (see the field).
+    pub fn progress(&self) -> u64 {
+        self.progress
     }
 
     /// Whether the user may have seen part of this reply (see the field).
@@ -158,6 +166,16 @@ impl StreamParser {
             .to_string();
         self.events += 1;
         self.last_event = Some(kind.clone());
+        let carries_reply = matches!(
+            kind.as_str(),
+            "message_start"
+                | "content_block_start"
+                | "content_block_delta"
+                | "content_block_stop"
+                | "message_delta"
+                | "message_stop"
+        );
+        self.progress += u64::from(carries_reply);
         match kind.as_str() {
             "message_start" => {
                 let start: MessageStart = typed(&kind, value)?;

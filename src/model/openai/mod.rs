@@ -58,10 +58,9 @@ impl OpenAiModel {
         if let Some(key) = self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
             builder = builder.bearer_auth(key);
         }
-        let idle = self.config.idle_timeout;
         let response = http::send(builder, &self.url, self.config.header_timeout, cancel).await?;
         let response = http::check_status(response, KEY_VARIABLE).await?;
-        let mut bytes = BodyStream::new(response, idle);
+        let mut bytes = BodyStream::new(response, &self.config);
         let mut decoder = SseDecoder::new();
         let mut parser = StreamParser::new();
         loop {
@@ -75,12 +74,16 @@ impl OpenAiModel {
                 }
                 return Ok(parser.finish(request)?);
             };
+            let before = parser.progress();
             for event in decoder.push(&chunk) {
                 if parser.feed(&event, sink)? == Step::Done {
                     // Dropping the body here closes or returns the connection;
                     // whatever a server sends after `[DONE]` is not ours to wait for.
                     return Ok(parser.finish(request)?);
                 }
+            }
+            if parser.progress() != before {
+                bytes.progressed();
             }
         }
     }

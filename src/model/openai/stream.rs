@@ -53,11 +53,20 @@ pub struct StreamParser {
     done: bool,
     /// Any event at all was read (to tell "not a stream" from "cut short").
     events: usize,
+    /// Pieces of the reply that arrived (text, reasoning, tool-call fragments,
+    /// usage, a finish reason): the idle timer restarts only when this grows,
+    /// never on keep-alive chunks with an empty delta.
+    progress: u64,
 }
 
 impl StreamParser {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// How many pieces of the reply arrived (see the field).
+    pub fn progress(&self) -> u64 {
+        self.progress
     }
 
     /// Whether anything the model produced has arrived: after that a retry would
@@ -76,6 +85,7 @@ impl StreamParser {
         let data = event.data.trim();
         if data == "[DONE]" {
             self.done = true;
+            self.progress += 1;
             return Ok(Step::Done);
         }
         if data.is_empty() {
@@ -95,6 +105,7 @@ impl StreamParser {
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
             self.usage = Some(read_usage(usage));
+            self.progress += 1;
         }
         let choices = chunk.get("choices").and_then(Value::as_array);
         // We ask for one choice; a server echoing `n` > 1 only gets its first read.
@@ -107,6 +118,7 @@ impl StreamParser {
             }
             if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
                 self.finish_reason = Some(reason.to_string());
+                self.progress += 1;
             }
         }
         Ok(Step::Continue)
@@ -119,10 +131,18 @@ impl StreamParser {
         {
             self.text.push_str(text);
             sink.text_delta(text);
+            self.progress += 1;
         }
+        // Reasoning text is not kept, but it is the model working.
+        let reasoning = ["reasoning_content", "reasoning"]
+            .iter()
+            .filter_map(|key| delta.get(*key).and_then(Value::as_str))
+            .any(|text| !text.is_empty());
+        self.progress += u64::from(reasoning);
         let fragments = delta.get("tool_calls").and_then(Value::as_array);
         for (position, fragment) in fragments.into_iter().flatten().enumerate() {
             self.fragment(fragment, position > 0);
+            self.progress += 1;
         }
         // The deprecated single `function_call` shape, still sent by some servers.
         if let Some(function) = delta.get("function_call").filter(|f| f.is_object()) {
