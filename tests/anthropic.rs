@@ -867,3 +867,33 @@ async fn an_endless_stream_is_capped_in_time_and_in_bytes() {
         "{error}"
     );
 }
+
+/// A server that trickles one byte at a time sends no complete event: the
+/// bytes alone do not restart the idle timer.
+#[tokio::test]
+async fn a_byte_at_a_time_does_not_keep_a_stream_alive() {
+    let head = first_events(TEXT, 4);
+    let tail = format!(
+        "event: content_block_delta\ndata: {}\n\n",
+        json!({"type": "content_block_delta", "index": 0,
+               "delta": {"type": "text_delta", "text": "x".repeat(200)}})
+    );
+    let body = format!("{head}{tail}");
+    let cuts: Vec<usize> = (head.len()..body.len()).collect();
+    let server = serve(Reply::sse_cut_at(body, cuts, Duration::from_millis(20)));
+    let mut config = config(&server.base_url());
+    config.idle_timeout = Duration::from_millis(400);
+    let started = Instant::now();
+    let (result, sink) = complete(config).await;
+    assert!(
+        matches!(result, Err(ModelError::IdleTimeout { .. })),
+        "{result:?}"
+    );
+    assert_eq!(sink.deltas, ["Hello"]);
+    // The trickle alone would have lasted 5 s.
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+}
