@@ -68,6 +68,19 @@ impl Analysis {
     /// The verdict once the session's approved prefixes (each split into words)
     /// have waived the `ask` findings they cover. A `deny` is never waived.
     pub(crate) fn verdict(&self, approved: &[Vec<String>]) -> Verdict {
+        self.verdict_within(approved, &|_| true)
+    }
+
+    /// Like [`Analysis::verdict`], where a session approval of a prefix waives
+    /// a command only while every path it names is one `inside` accepts: "allow
+    /// `rm` for the session" after `rm junk.txt` does not let `rm -rf ../x`
+    /// run. An argument brood cannot read as a plain path (`~`, `$HOME`, a
+    /// backquote) is taken as outside, so that command asks again.
+    pub(crate) fn verdict_within(
+        &self,
+        approved: &[Vec<String>],
+        inside: &dyn Fn(&str) -> bool,
+    ) -> Verdict {
         let mut worst = Decision::Allow;
         let mut reasons: Vec<&str> = Vec::new();
         let mut waived: Vec<String> = Vec::new();
@@ -75,6 +88,7 @@ impl Analysis {
             if finding.decision == Decision::Ask
                 && let Some(words) = &finding.words
                 && let Some(prefix) = approved.iter().find(|p| prefix_covers(p, words))
+                && paths_inside(prefix, words, inside)
             {
                 waived.push(prefix.join(" "));
                 continue;
@@ -205,6 +219,23 @@ fn prefix_covers(prefix: &[String], words: &[String]) -> bool {
     words.len() > rest.len()
         && words[0] == command_name(first)
         && rest.iter().zip(&words[1..]).all(|(p, w)| p == w)
+}
+
+/// Whether every path argument of `words` after the `prefix` words is one
+/// `inside` accepts. Flags are not paths, but the value of `--flag=value` is.
+fn paths_inside(prefix: &[String], words: &[String], inside: &dyn Fn(&str) -> bool) -> bool {
+    let words = normalized(words);
+    words.iter().skip(prefix.len()).all(|word| {
+        let path = match word.strip_prefix('-') {
+            Some(flag) => match flag.split_once('=') {
+                Some((_, value)) => value,
+                None => return true,
+            },
+            None => word.as_str(),
+        };
+        let unreadable = path.starts_with('~') || path.contains(['$', '`']);
+        !unreadable && inside(path)
+    })
 }
 
 /// Where a command's input comes from, for the rules about feeding shells.

@@ -208,3 +208,37 @@ fn allowed_prefixes_turn_ask_into_allow_but_never_deny() {
     let v = p.check("write_file", ToolKind::Write, &json!({"path": "/tmp/x"}));
     assert_eq!(v.decision, Decision::Deny, "{v:?}");
 }
+
+/// "Allow `rm` for the session" after `rm junk.txt` is a rule about the
+/// workspace: the same command on a path outside it, or after changing
+/// folder, asks again.
+#[test]
+fn a_session_approval_covers_paths_inside_the_workspace_only() {
+    let f = fixture();
+    let p = policy(&f, PermissionMode::Normal);
+    let bash = |command: &str| p.check("bash", ToolKind::Exec, &json!({"command": command}));
+    p.allow_prefix(&command_prefix("rm junk.txt"));
+    for inside in [
+        "rm junk.txt",
+        "rm -rf build src/old",
+        "rm -f ./a/../b",
+        "cd src && rm x",
+        "rm --interactive=never x",
+    ] {
+        assert_eq!(bash(inside).decision, Decision::Allow, "{inside}");
+    }
+    for outside in [
+        "rm -rf ../sentinel",
+        "rm /tmp/x",
+        "rm ~/x",
+        "rm $HOME/x",
+        "rm `pwd`/../x",
+        "cd .. && rm -rf sentinel",
+        "cd && rm -rf x",
+        "pushd /tmp; rm x",
+        "rm --file=../x y",
+    ] {
+        let v = bash(outside);
+        assert_eq!(v.decision, Decision::Ask, "{outside}: {v:?}");
+    }
+}
