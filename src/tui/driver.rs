@@ -12,14 +12,23 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{ApprovalRequest, Approver};
+use crate::event::Decision;
 use crate::event::{ApprovalAnswer, Op};
+use crate::model::ToolCall;
 use crate::policy::Policy;
 use crate::session::Session;
+use crate::tools::ToolKind;
 
 /// Approvals answered from the screen.
 #[derive(Default)]
 pub struct ChannelApprover {
-    waiting: Mutex<HashMap<u64, oneshot::Sender<bool>>>,
+    waiting: Mutex<HashMap<u64, Waiting>>,
+}
+
+/// A request still waiting for its answer, with the call it asks about.
+struct Waiting {
+    answer: oneshot::Sender<bool>,
+    call: ToolCall,
 }
 
 impl ChannelApprover {
@@ -29,13 +38,31 @@ impl ChannelApprover {
 
     /// Completes the request `id`; an unknown or already answered id is ignored.
     pub fn answer(&self, id: u64, allow: bool) {
-        let sender = self.lock().remove(&id);
-        if let Some(sender) = sender {
-            let _ = sender.send(allow);
+        let waiting = self.lock().remove(&id);
+        if let Some(waiting) = waiting {
+            let _ = waiting.answer.send(allow);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<bool>>> {
+    /// Allows every waiting bash call that `policy` now allows by itself: a
+    /// rule just given ("allow `rm` for the session") answers the questions
+    /// it covers that other agents are already waiting on.
+    pub fn answer_covered(&self, policy: &Policy) {
+        let covered: Vec<u64> = self
+            .lock()
+            .iter()
+            .filter(|(_, w)| w.call.name == "bash")
+            .filter(|(_, w)| {
+                policy.check("bash", ToolKind::Exec, &w.call.input).decision == Decision::Allow
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in covered {
+            self.answer(id, true);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Waiting>> {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -44,7 +71,13 @@ impl ChannelApprover {
 impl Approver for ChannelApprover {
     async fn approve(&self, request: &ApprovalRequest) -> bool {
         let (tx, rx) = oneshot::channel();
-        self.lock().insert(request.id, tx);
+        self.lock().insert(
+            request.id,
+            Waiting {
+                answer: tx,
+                call: request.call.clone(),
+            },
+        );
         // A dropped sender (the screen went away) is a denial.
         rx.await.unwrap_or(false)
     }
@@ -122,6 +155,7 @@ fn apply_answer(approver: &ChannelApprover, policy: &Policy, id: u64, answer: Ap
         ApprovalAnswer::AllowPrefix(prefix) => {
             policy.allow_prefix(&prefix);
             approver.answer(id, true);
+            approver.answer_covered(policy);
         }
         ApprovalAnswer::Deny => approver.answer(id, false),
     }
@@ -152,6 +186,83 @@ mod tests {
                 return event;
             }
         }
+    }
+
+    /// "Allow `rm` for the session" given to one child answers the same
+    /// question another child is already waiting on, and nothing else.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_session_rule_answers_the_waiting_questions_it_covers() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.log", "b.log"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        let child = |command: &str| {
+            json!([
+                {"tool_calls": [{"name": "bash", "input": {"command": command}}]},
+                {"text": "done"}
+            ])
+        };
+        let script = json!({"agents": {
+            "main": [
+                {"tool_calls": [
+                    {"name": "task", "input": {"prompt": "a", "description": "a", "subagent_type": "general"}},
+                    {"name": "task", "input": {"prompt": "b", "description": "b", "subagent_type": "general"}}
+                ]},
+                {"text": "Both done."}
+            ],
+            "sub-1": child("rm a.log"),
+            "sub-2": child("rm b.log"),
+        }});
+        let approver = Arc::new(ChannelApprover::new());
+        let session = Session::start(SessionOptions {
+            workspace: dir.path().to_path_buf(),
+            model: Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap()),
+            model_name: "scripted".into(),
+            light_model: None,
+            profiles: vec![Profile::general(), Profile::explore()],
+            max_parallel: 4,
+            note: None,
+            trace: TraceTarget::Off,
+            approver: approver.clone(),
+            max_steps: None,
+            hooks: Hooks::default(),
+        })
+        .unwrap();
+        let mut events = session.bus().subscribe();
+        let (ops, op_rx) = mpsc::unbounded_channel();
+        let driver = tokio::spawn(drive(session, op_rx, approver, CancellationToken::new()));
+        ops.send(Op::UserMessage("clean up".into())).unwrap();
+        let mut asked = Vec::new();
+        while asked.len() < 2 {
+            let ask = next_matching(&mut events, |e| {
+                matches!(e.kind, EventKind::ApprovalRequested { .. })
+            })
+            .await;
+            if let EventKind::ApprovalRequested { id, .. } = ask.kind {
+                asked.push(id);
+            }
+        }
+        ops.send(Op::Approval {
+            id: asked[0],
+            answer: ApprovalAnswer::AllowPrefix("rm".into()),
+        })
+        .unwrap();
+        let turn_end = next_matching(&mut events, |e| {
+            e.agent == AgentId::Main && matches!(e.kind, EventKind::TurnEnd { .. })
+        });
+        tokio::time::timeout(Duration::from_secs(10), turn_end)
+            .await
+            .expect("the second child was answered by the rule, so the turn ends");
+        assert!(!dir.path().join("a.log").exists());
+        assert!(
+            !dir.path().join("b.log").exists(),
+            "the waiting question was answered"
+        );
+        ops.send(Op::Quit).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), driver)
+            .await
+            .unwrap()
+            .unwrap();
     }
 
     /// A child waiting for approval holds up only itself: its sibling finishes
