@@ -206,7 +206,7 @@ keys -l 'clean the build output'
 keys Enter
 wait_for "the approval dialog" approval_open
 shot approval
-keys n
+keys n Enter # n asks why; Enter with no reason denies
 wait_for "the denied run to finish" declined
 quit
 

@@ -487,6 +487,8 @@ pub enum ApprovalAnswer {
     /// Allow, and allow bash commands with this prefix for the rest of the session.
     AllowPrefix(String),
     Deny,
+    /// Deny, with the person's reason, which the model reads.
+    DenyBecause(String),
 }
 
 /// What the user asks the session to do (the other direction from events).

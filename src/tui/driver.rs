@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{ApprovalRequest, Approver};
+use crate::agent::{ApprovalRequest, Approver, DENIED_BY_USER};
 use crate::event::Decision;
 use crate::event::{ApprovalAnswer, Op};
 use crate::model::ToolCall;
@@ -23,6 +23,8 @@ use crate::tools::ToolKind;
 #[derive(Default)]
 pub struct ChannelApprover {
     waiting: Mutex<HashMap<u64, Waiting>>,
+    /// Why the person denied a request, until the agent reads it.
+    reasons: Mutex<HashMap<u64, String>>,
 }
 
 /// A request still waiting for its answer, with the call it asks about.
@@ -42,6 +44,15 @@ impl ChannelApprover {
         if let Some(waiting) = waiting {
             let _ = waiting.answer.send(allow);
         }
+    }
+
+    /// Denies the request `id`, with the person's reason for the model.
+    pub fn deny_because(&self, id: u64, reason: String) {
+        self.reasons
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, reason);
+        self.answer(id, false);
     }
 
     /// Allows every waiting bash call that `policy` now allows by itself: a
@@ -80,6 +91,18 @@ impl Approver for ChannelApprover {
         );
         // A dropped sender (the screen went away) is a denial.
         rx.await.unwrap_or(false)
+    }
+
+    fn refusal(&self, request: &ApprovalRequest) -> String {
+        let reason = self
+            .reasons
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&request.id);
+        match reason {
+            Some(why) => format!("{DENIED_BY_USER}, who said: {why}"),
+            None => DENIED_BY_USER.to_string(),
+        }
     }
 }
 
@@ -158,6 +181,7 @@ fn apply_answer(approver: &ChannelApprover, policy: &Policy, id: u64, answer: Ap
             approver.answer_covered(policy);
         }
         ApprovalAnswer::Deny => approver.answer(id, false),
+        ApprovalAnswer::DenyBecause(reason) => approver.deny_because(id, reason),
     }
 }
 
@@ -186,6 +210,71 @@ mod tests {
                 return event;
             }
         }
+    }
+
+    /// A denial with a reason: the model reads the person's words.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_denial_carries_the_reason_the_person_typed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.log"), "x").unwrap();
+        let script = json!([
+            {"tool_calls": [{"name": "bash", "input": {"command": "rm a.log"}}]},
+            {"text": "Kept it."}
+        ]);
+        let approver = Arc::new(ChannelApprover::new());
+        let session = Session::start(SessionOptions {
+            workspace: dir.path().to_path_buf(),
+            model: Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap()),
+            model_name: "scripted".into(),
+            light_model: None,
+            profiles: vec![Profile::general(), Profile::explore()],
+            max_parallel: 4,
+            note: None,
+            trace: TraceTarget::Off,
+            approver: approver.clone(),
+            max_steps: None,
+            hooks: Hooks::default(),
+        })
+        .unwrap();
+        let mut events = session.bus().subscribe();
+        let (ops, op_rx) = mpsc::unbounded_channel();
+        let driver = tokio::spawn(drive(session, op_rx, approver, CancellationToken::new()));
+        ops.send(Op::UserMessage("clean up".into())).unwrap();
+        let ask = next_matching(&mut events, |e| {
+            matches!(e.kind, EventKind::ApprovalRequested { .. })
+        })
+        .await;
+        let EventKind::ApprovalRequested { id, .. } = ask.kind else {
+            unreachable!()
+        };
+        ops.send(Op::Approval {
+            id,
+            answer: ApprovalAnswer::DenyBecause("the log is evidence".into()),
+        })
+        .unwrap();
+        let result = next_matching(&mut events, |e| {
+            matches!(e.kind, EventKind::ToolResult { .. })
+        });
+        let result = tokio::time::timeout(Duration::from_secs(10), result)
+            .await
+            .expect("the call got its result");
+        let EventKind::ToolResult {
+            content, is_error, ..
+        } = result.kind
+        else {
+            unreachable!()
+        };
+        assert!(is_error);
+        assert_eq!(
+            content.to_string(),
+            "Permission denied by user, who said: the log is evidence"
+        );
+        assert!(dir.path().join("a.log").exists());
+        ops.send(Op::Quit).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), driver)
+            .await
+            .unwrap()
+            .unwrap();
     }
 
     /// "Allow `rm` for the session" given to one child answers the same

@@ -59,7 +59,7 @@ fn handle_key(key: &KeyEvent, state: &State, ui: &mut Ui, now: Instant) -> Vec<A
         return vec![Action::Quit];
     }
     if let Some(approval) = state.approvals.first() {
-        return approval_key(key, state, approval);
+        return approval_key(key, state, approval, ui);
     }
     if let Some(overlay) = ui.overlay {
         overlay_key(key, overlay, ui);
@@ -101,13 +101,59 @@ fn ctrl_c(state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
     }
 }
 
-fn approval_key(key: &KeyEvent, state: &State, approval: &PendingApproval) -> Vec<Action> {
+/// Characters of a typed denial reason at most.
+const MAX_REASON_CHARS: usize = 500;
+
+fn approval_key(
+    key: &KeyEvent,
+    state: &State,
+    approval: &PendingApproval,
+    ui: &mut Ui,
+) -> Vec<Action> {
+    // A reason typed for an approval that is no longer first is dropped.
+    if ui
+        .deny_reason
+        .as_ref()
+        .is_some_and(|(id, _)| *id != approval.id)
+    {
+        ui.deny_reason = None;
+    }
+    if let Some((_, reason)) = ui.deny_reason.as_mut() {
+        let answer = match key.code {
+            KeyCode::Enter => match reason.trim() {
+                "" => ApprovalAnswer::Deny,
+                why => ApprovalAnswer::DenyBecause(why.to_string()),
+            },
+            KeyCode::Esc => ApprovalAnswer::Deny,
+            KeyCode::Backspace => {
+                reason.pop();
+                return Vec::new();
+            }
+            KeyCode::Char(c) if !c.is_control() => {
+                if reason.chars().count() < MAX_REASON_CHARS {
+                    reason.push(c);
+                }
+                return Vec::new();
+            }
+            _ => return Vec::new(),
+        };
+        ui.deny_reason = None;
+        return vec![Action::Send(Op::Approval {
+            id: approval.id,
+            answer,
+        })];
+    }
     let answer = match key.code {
         KeyCode::Char('y') | KeyCode::Char('Y') => ApprovalAnswer::AllowOnce,
         KeyCode::Char('a') | KeyCode::Char('A') => {
             ApprovalAnswer::AllowPrefix(approval_prefix(state, approval))
         }
-        KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => ApprovalAnswer::Deny,
+        // `n` asks why first (Enter with nothing typed denies without a reason).
+        KeyCode::Char('n') | KeyCode::Char('N') => {
+            ui.deny_reason = Some((approval.id, String::new()));
+            return Vec::new();
+        }
+        KeyCode::Esc => ApprovalAnswer::Deny,
         _ => return Vec::new(),
     };
     vec![Action::Send(Op::Approval {

@@ -75,3 +75,54 @@ fn ctrl_d_does_not_quit_while_the_composer_holds_text() {
         assert!(!actions.contains(&Action::Quit), "{focus:?}");
     }
 }
+
+fn press(code: KeyCode) -> InputEvent {
+    InputEvent::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// `n` asks why; what is typed goes to the model with the denial; Enter with
+/// nothing typed, or Esc, denies without a reason.
+#[test]
+fn n_then_a_reason_then_enter_denies_with_that_reason() {
+    use crate::event::{ApprovalAnswer, Op};
+    let state = asking();
+    let mut ui = Ui::new();
+    let keys = |code: KeyCode, ui: &mut Ui| handle(&press(code), &state, ui, Instant::now());
+    assert!(
+        keys(KeyCode::Char('n'), &mut ui).is_empty(),
+        "n waits for the reason"
+    );
+    for c in "not yetx".chars() {
+        assert!(keys(KeyCode::Char(c), &mut ui).is_empty());
+    }
+    assert!(keys(KeyCode::Backspace, &mut ui).is_empty());
+    let sent = keys(KeyCode::Enter, &mut ui);
+    assert_eq!(
+        sent,
+        vec![Action::Send(Op::Approval {
+            id: 1,
+            answer: ApprovalAnswer::DenyBecause("not yet".into())
+        })]
+    );
+    assert!(ui.deny_reason.is_none());
+    // `y` typed into a reason is text, not "allow".
+    keys(KeyCode::Char('n'), &mut ui);
+    assert!(keys(KeyCode::Char('y'), &mut ui).is_empty());
+    let sent = keys(KeyCode::Esc, &mut ui);
+    assert_eq!(
+        sent,
+        vec![Action::Send(Op::Approval {
+            id: 1,
+            answer: ApprovalAnswer::Deny
+        })]
+    );
+    keys(KeyCode::Char('n'), &mut ui);
+    let sent = keys(KeyCode::Enter, &mut ui);
+    assert_eq!(
+        sent,
+        vec![Action::Send(Op::Approval {
+            id: 1,
+            answer: ApprovalAnswer::Deny
+        })]
+    );
+}

@@ -167,6 +167,9 @@ pub struct Ui {
     pub last_interrupt: Option<std::time::Instant>,
     /// Set during a replay: the controls replace the composer.
     pub replay: Option<ReplayBar>,
+    /// The reason being typed after `n` in the approval dialog, with the id
+    /// of the approval it answers.
+    pub deny_reason: Option<(u64, String)>,
 }
 
 impl Default for Ui {
@@ -197,6 +200,7 @@ impl Ui {
             flash: None,
             last_interrupt: None,
             replay: None,
+            deny_reason: None,
         }
     }
 

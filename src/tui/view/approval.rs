@@ -18,13 +18,23 @@ use crate::tui::theme::Theme;
 /// Rows of the command shown at most; a longer one ends in `…`.
 const COMMAND_ROWS: usize = 6;
 
-pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, theme: &Theme) {
+/// `reason`: the denial reason being typed, with the approval it is for.
+pub(super) fn render(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    state: &State,
+    reason: Option<&(u64, String)>,
+    theme: &Theme,
+) {
     let Some(ask) = state.approvals.first() else {
         return;
     };
     let width = area.width.saturating_sub(4).min(76);
     let body = (width as usize).saturating_sub(4).max(1);
-    let lines = dialog_lines(ask, state, body, theme);
+    let reason = reason
+        .filter(|(id, _)| *id == ask.id)
+        .map(|(_, r)| r.as_str());
+    let lines = dialog_lines(ask, state, reason, body, theme);
     let height = (lines.len() as u16 + 2).min(area.height);
     let rect = centered(area, width, height);
     let block = Block::bordered()
@@ -48,6 +58,7 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, theme: &T
 fn dialog_lines(
     ask: &PendingApproval,
     state: &State,
+    reason: Option<&str>,
     body: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
@@ -104,8 +115,32 @@ fn dialog_lines(
     let keys = [
         ("y", "allow once".to_string()),
         ("a", format!("allow \"{prefix}\" for this session")),
-        ("n", "deny".to_string()),
+        ("n", "deny (and say why)".to_string()),
     ];
+    if let Some(typed) = reason {
+        // The end of what was typed, so the cursor stays in view.
+        let room = body.saturating_sub(14).max(1);
+        let count = typed.chars().count();
+        let shown: String = typed.chars().skip(count.saturating_sub(room)).collect();
+        lines.push(Line::from(vec![
+            Span::styled("deny, because ", theme.error()),
+            Span::raw(crate::text::visible(&shown).into_owned()),
+            Span::styled("▏", theme.focus()),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled(
+                "Enter",
+                theme.focus().add_modifier(ratatui::style::Modifier::BOLD),
+            ),
+            Span::raw(" deny with this reason · "),
+            Span::styled(
+                "Esc",
+                theme.focus().add_modifier(ratatui::style::Modifier::BOLD),
+            ),
+            Span::raw(" deny without one"),
+        ]));
+        return with_more(lines, state, theme);
+    }
     let mut spans = Vec::new();
     for (i, (key, what)) in keys.into_iter().enumerate() {
         if i > 0 {
@@ -118,7 +153,12 @@ fn dialog_lines(
         spans.push(Span::raw(format!(" {what}")));
     }
     lines.push(Line::from(spans));
-    let more = state.approvals.len() - 1;
+    with_more(lines, state, theme)
+}
+
+/// `lines`, then how many other approvals wait, if any.
+fn with_more(mut lines: Vec<Line<'static>>, state: &State, theme: &Theme) -> Vec<Line<'static>> {
+    let more = state.approvals.len().saturating_sub(1);
     if more > 0 {
         lines.push(Line::from(Span::styled(
             format!("+{more} more waiting"),

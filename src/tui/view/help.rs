@@ -35,7 +35,8 @@ const KEYS: &[(&str, &str)] = &[
     ("", "Approval dialog"),
     ("y", "allow once"),
     ("a", "allow commands like this for the session"),
-    ("n / Esc", "deny"),
+    ("n", "deny, then type why (Enter)"),
+    ("Esc", "deny without a reason"),
 ];
 
 /// Width of the key column.

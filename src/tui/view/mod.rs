@@ -121,7 +121,7 @@ pub fn render(
         None => {}
     }
     if !state.approvals.is_empty() {
-        approval::render(frame, area, state, theme);
+        approval::render(frame, area, state, ui.deny_reason.as_ref(), theme);
     }
 }
 

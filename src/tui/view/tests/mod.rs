@@ -242,6 +242,23 @@ fn the_approval_dialog_from_a_child() {
     assert!(find(&buf, "+1 more waiting").is_some());
 }
 
+/// After `n`, the dialog asks why; the typed reason shows with a cursor.
+#[test]
+fn the_approval_dialog_asking_why() {
+    let state = approval_from_child().state(2_000);
+    let id = state.approvals[0].id;
+    let mut ui = Ui::new();
+    ui.deny_reason = Some((id, "the docs are not rebuilt yet".into()));
+    let buf = draw(&state, &mut ui, 100, 30, &color());
+    assert_snapshot!("approval_asking_why", text(&buf));
+    assert!(find(&buf, "deny, because the docs are not rebuilt yet").is_some());
+    assert!(find(&buf, "Enter deny with this reason").is_some());
+    // A reason typed for another approval is not shown for this one.
+    ui.deny_reason = Some((id + 100, "stale".into()));
+    let buf = draw(&state, &mut ui, 100, 30, &color());
+    assert!(find(&buf, "stale").is_none());
+}
+
 #[test]
 fn help_overlay() {
     let state = three_children().state(12_000);
