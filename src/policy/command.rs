@@ -62,6 +62,10 @@ pub(crate) struct Analysis {
     pub findings: Vec<Finding>,
     /// The first command the line runs, for [`command_prefix`].
     pub first: Option<Vec<String>>,
+    /// Where each `cd`/`pushd`/`popd` of the line goes: the target as
+    /// written, or `None` when it has none (home, the stack) or one built from
+    /// expansions. Paths after one no longer resolve from the workspace root.
+    pub dir_changes: Vec<Option<String>>,
 }
 
 impl Analysis {
@@ -131,6 +135,7 @@ pub(crate) fn analyze(command: &str) -> Analysis {
     Analysis {
         findings: walker.findings,
         first: walker.first,
+        dir_changes: walker.dir_changes,
     }
 }
 
@@ -254,6 +259,7 @@ pub(super) struct Input<'a> {
 pub(super) struct Walker {
     pub findings: Vec<Finding>,
     first: Option<Vec<String>>,
+    dir_changes: Vec<Option<String>>,
     nesting: usize,
     depth: usize,
 }
@@ -365,10 +371,19 @@ impl Walker {
     }
 
     fn simple(&mut self, cmd: &SimpleCommand, input: Input<'_>) {
-        if self.first.is_none()
-            && let Unwrap::At(i) = unwrap(&cmd.words)
-        {
-            self.first = Some(texts(&cmd.words[i..]));
+        if let Unwrap::At(i) = unwrap(&cmd.words) {
+            if self.first.is_none() {
+                self.first = Some(texts(&cmd.words[i..]));
+            }
+            let name = command_name(&cmd.words[i].text);
+            if ["cd", "pushd", "popd"].contains(&name.as_str()) {
+                let target = cmd.words[i + 1..]
+                    .iter()
+                    .find(|w| !w.text.starts_with('-'))
+                    .filter(|w| name != "popd" && w.subs.is_empty())
+                    .map(|w| w.text.clone());
+                self.dir_changes.push(target);
+            }
         }
         for word in cmd.assignments.iter().chain(&cmd.words) {
             self.word_subs(word);

@@ -193,41 +193,18 @@ impl Policy {
         // Commands run in the workspace root, so a relative path resolves
         // there; a line that changes folder first (`cd .. && rm -rf x`) makes
         // that guess wrong, and then no session approval applies.
-        let approved = match leaves_the_root(command, &self.workspace) {
+        let leaves_the_root = analysis.dir_changes.iter().any(|target| match target {
+            Some(dir) if !dir.starts_with('~') && !dir.contains(['$', '`']) => {
+                !self.workspace.resolve(dir).inside
+            }
+            Some(_) | None => true,
+        });
+        let approved = match leaves_the_root {
             true => Vec::new(),
             false => self.prefixes().clone(),
         };
         analysis.verdict_within(&approved, &|path| self.workspace.resolve(path).inside)
     }
-}
-
-/// Whether `command` may change folder before its other commands run: a `cd`,
-/// `pushd` or `popd` word anywhere, unless every one goes to a folder inside
-/// the workspace written plainly. Errs towards yes (`echo cd ..` counts), so
-/// the cost of a mistake is a question, not a command run elsewhere.
-fn leaves_the_root(command: &str, workspace: &Workspace) -> bool {
-    // Separators stay words of their own, so `cd && rm x` is a bare `cd`.
-    let spaced: String = command
-        .chars()
-        .flat_map(|c| match ";&|()\n".contains(c) {
-            true => vec![' ', c, ' '],
-            false => vec![c],
-        })
-        .collect();
-    let words: Vec<&str> = spaced.split_whitespace().collect();
-    let plain = |target: &str| {
-        !target.starts_with(['~', '-'])
-            && !target.contains(['$', '`'])
-            && !target.chars().all(|c| ";&|()".contains(c))
-    };
-    words.iter().enumerate().any(|(i, word)| match *word {
-        "popd" => true,
-        "cd" | "pushd" => match words.get(i + 1) {
-            Some(target) if plain(target) => !workspace.resolve(target).inside,
-            Some(_) | None => true,
-        },
-        _ => false,
-    })
 }
 
 #[cfg(test)]

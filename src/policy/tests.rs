@@ -223,6 +223,7 @@ fn a_session_approval_covers_paths_inside_the_workspace_only() {
         "rm -rf build src/old",
         "rm -f ./a/../b",
         "cd src && rm x",
+        "echo cd .. && rm x",
         "rm --interactive=never x",
     ] {
         assert_eq!(bash(inside).decision, Decision::Allow, "{inside}");
@@ -236,6 +237,11 @@ fn a_session_approval_covers_paths_inside_the_workspace_only() {
         "cd .. && rm -rf sentinel",
         "cd && rm -rf x",
         "pushd /tmp; rm x",
+        "popd; rm x",
+        "cd $(mktemp -d) && rm x",
+        "cd \"$HOME\" && rm x",
+        "cd -- .. && rm x",
+        "bash -c 'cd .. && rm -rf sentinel'",
         "rm --file=../x y",
     ] {
         let v = bash(outside);
