@@ -569,16 +569,8 @@ async fn empty_keep_alive_chunks_do_not_restart_the_idle_timer() {
         body.push_str(&keep_alive);
         body.push_str(": comment\n\n");
     }
-    let mut cuts = Vec::new();
-    let mut at = 0;
-    for piece in body.split_inclusive("\n\n") {
-        at += piece.len();
-        cuts.push(at);
-    }
-    cuts.pop();
-    let server = StreamServer::start(move |_, _| {
-        Reply::sse_cut_at(body.clone(), cuts.clone(), Duration::from_millis(25))
-    });
+    let server =
+        StreamServer::start(move |_, _| Reply::sse_per_event(&body, Duration::from_millis(25)));
     let base = format!("{}/v1", server.base_url());
     let mut config = config(&base, None);
     config.idle_timeout = Duration::from_millis(400);

@@ -193,6 +193,17 @@ impl Reply {
         Reply::sse_cut_at(body, cuts, Duration::ZERO)
     }
 
+    /// A 200 `text/event-stream`, chunked, one piece per event (`\n\n`),
+    /// `delay` apart.
+    pub fn sse_per_event(body: &str, delay: Duration) -> Reply {
+        let mut cuts: Vec<usize> = body
+            .match_indices("\n\n")
+            .map(|(at, sep)| at + sep.len())
+            .collect();
+        cuts.retain(|&at| at < body.len());
+        Reply::sse_cut_at(body, cuts, delay)
+    }
+
     /// A 200 `text/event-stream`, chunked, cut at `cuts` with `delay`.
     pub fn sse_cut_at(body: impl Into<Vec<u8>>, cuts: Vec<usize>, delay: Duration) -> Reply {
         Reply::Stream {
