@@ -197,6 +197,50 @@ mod tests {
     use crate::model::scripted::ScriptedModel;
     use crate::session::{SessionOptions, TraceTarget};
 
+    /// A workbench session on `dir` driven by `script`, as the screen runs it.
+    struct Running {
+        ops: mpsc::UnboundedSender<Op>,
+        events: mpsc::UnboundedReceiver<Event>,
+        driver: tokio::task::JoinHandle<()>,
+        policy: Arc<Policy>,
+    }
+
+    fn start(dir: &std::path::Path, script: &serde_json::Value) -> Running {
+        let approver = Arc::new(ChannelApprover::new());
+        let session = Session::start(SessionOptions {
+            workspace: dir.to_path_buf(),
+            model: Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap()),
+            model_name: "scripted".into(),
+            light_model: None,
+            profiles: vec![Profile::general(), Profile::explore()],
+            max_parallel: 4,
+            note: None,
+            trace: TraceTarget::Off,
+            approver: approver.clone(),
+            max_steps: None,
+            hooks: Hooks::default(),
+        })
+        .unwrap();
+        let policy = session.policy().clone();
+        let events = session.bus().subscribe();
+        let (ops, op_rx) = mpsc::unbounded_channel();
+        let driver = tokio::spawn(drive(session, op_rx, approver, CancellationToken::new()));
+        Running {
+            ops,
+            events,
+            driver,
+            policy,
+        }
+    }
+
+    async fn quit(ops: mpsc::UnboundedSender<Op>, driver: tokio::task::JoinHandle<()>) {
+        ops.send(Op::Quit).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), driver)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+
     async fn next_matching(
         rx: &mut mpsc::UnboundedReceiver<Event>,
         what: impl Fn(&Event) -> bool,
@@ -221,24 +265,12 @@ mod tests {
             {"tool_calls": [{"name": "bash", "input": {"command": "rm a.log"}}]},
             {"text": "Kept it."}
         ]);
-        let approver = Arc::new(ChannelApprover::new());
-        let session = Session::start(SessionOptions {
-            workspace: dir.path().to_path_buf(),
-            model: Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap()),
-            model_name: "scripted".into(),
-            light_model: None,
-            profiles: vec![Profile::general(), Profile::explore()],
-            max_parallel: 4,
-            note: None,
-            trace: TraceTarget::Off,
-            approver: approver.clone(),
-            max_steps: None,
-            hooks: Hooks::default(),
-        })
-        .unwrap();
-        let mut events = session.bus().subscribe();
-        let (ops, op_rx) = mpsc::unbounded_channel();
-        let driver = tokio::spawn(drive(session, op_rx, approver, CancellationToken::new()));
+        let Running {
+            ops,
+            mut events,
+            driver,
+            ..
+        } = start(dir.path(), &script);
         ops.send(Op::UserMessage("clean up".into())).unwrap();
         let ask = next_matching(&mut events, |e| {
             matches!(e.kind, EventKind::ApprovalRequested { .. })
@@ -254,10 +286,8 @@ mod tests {
         .unwrap();
         let result = next_matching(&mut events, |e| {
             matches!(e.kind, EventKind::ToolResult { .. })
-        });
-        let result = tokio::time::timeout(Duration::from_secs(10), result)
-            .await
-            .expect("the call got its result");
+        })
+        .await;
         let EventKind::ToolResult {
             content, is_error, ..
         } = result.kind
@@ -270,11 +300,7 @@ mod tests {
             "Permission denied by user, who said: the log is evidence"
         );
         assert!(dir.path().join("a.log").exists());
-        ops.send(Op::Quit).unwrap();
-        tokio::time::timeout(Duration::from_secs(5), driver)
-            .await
-            .unwrap()
-            .unwrap();
+        quit(ops, driver).await;
     }
 
     /// "Allow `rm` for the session" given to one child answers the same
@@ -302,24 +328,12 @@ mod tests {
             "sub-1": child("rm a.log"),
             "sub-2": child("rm b.log"),
         }});
-        let approver = Arc::new(ChannelApprover::new());
-        let session = Session::start(SessionOptions {
-            workspace: dir.path().to_path_buf(),
-            model: Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap()),
-            model_name: "scripted".into(),
-            light_model: None,
-            profiles: vec![Profile::general(), Profile::explore()],
-            max_parallel: 4,
-            note: None,
-            trace: TraceTarget::Off,
-            approver: approver.clone(),
-            max_steps: None,
-            hooks: Hooks::default(),
-        })
-        .unwrap();
-        let mut events = session.bus().subscribe();
-        let (ops, op_rx) = mpsc::unbounded_channel();
-        let driver = tokio::spawn(drive(session, op_rx, approver, CancellationToken::new()));
+        let Running {
+            ops,
+            mut events,
+            driver,
+            ..
+        } = start(dir.path(), &script);
         ops.send(Op::UserMessage("clean up".into())).unwrap();
         let mut asked = Vec::new();
         while asked.len() < 2 {
@@ -336,22 +350,17 @@ mod tests {
             answer: ApprovalAnswer::AllowPrefix("rm".into()),
         })
         .unwrap();
-        let turn_end = next_matching(&mut events, |e| {
+        // Without the rule's answer the second child waits, and this times out.
+        next_matching(&mut events, |e| {
             e.agent == AgentId::Main && matches!(e.kind, EventKind::TurnEnd { .. })
-        });
-        tokio::time::timeout(Duration::from_secs(10), turn_end)
-            .await
-            .expect("the second child was answered by the rule, so the turn ends");
+        })
+        .await;
         assert!(!dir.path().join("a.log").exists());
         assert!(
             !dir.path().join("b.log").exists(),
             "the waiting question was answered"
         );
-        ops.send(Op::Quit).unwrap();
-        tokio::time::timeout(Duration::from_secs(5), driver)
-            .await
-            .unwrap()
-            .unwrap();
+        quit(ops, driver).await;
     }
 
     /// A child waiting for approval holds up only itself: its sibling finishes
@@ -377,25 +386,12 @@ mod tests {
                 {"text": "Listed."}
             ]
         }});
-        let approver = Arc::new(ChannelApprover::new());
-        let session = Session::start(SessionOptions {
-            workspace: dir.path().to_path_buf(),
-            model: Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap()),
-            model_name: "scripted".into(),
-            light_model: None,
-            profiles: vec![Profile::general(), Profile::explore()],
-            max_parallel: 4,
-            note: None,
-            trace: TraceTarget::Off,
-            approver: approver.clone(),
-            max_steps: None,
-            hooks: Hooks::default(),
-        })
-        .unwrap();
-        let policy = session.policy().clone();
-        let mut events = session.bus().subscribe();
-        let (ops, op_rx) = mpsc::unbounded_channel();
-        let driver = tokio::spawn(drive(session, op_rx, approver, CancellationToken::new()));
+        let Running {
+            ops,
+            mut events,
+            driver,
+            policy,
+        } = start(dir.path(), &script);
         ops.send(Op::UserMessage("clean up".into())).unwrap();
 
         let ask = next_matching(&mut events, |e| {
@@ -439,10 +435,6 @@ mod tests {
             e.agent == AgentId::Main && matches!(e.kind, EventKind::TurnEnd { .. })
         })
         .await;
-        ops.send(Op::Quit).unwrap();
-        tokio::time::timeout(Duration::from_secs(5), driver)
-            .await
-            .unwrap()
-            .unwrap();
+        quit(ops, driver).await;
     }
 }
