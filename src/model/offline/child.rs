@@ -12,8 +12,9 @@
 
 use serde_json::{Value, json};
 
+use super::manifest::{self, MANIFEST_GLOB, MANIFEST_PATTERN};
 use super::query::{Query, Term, Topic};
-use super::rank::{self, Found, MANIFEST_GLOB, MANIFEST_PATTERN, Ranked};
+use super::rank::{self, Found, Ranked};
 use super::results::{self, Hit};
 use super::words::{self, count};
 use super::{Answered, PlannedCall, Reply, answered, assistant_turns, has_tool_results};
@@ -64,7 +65,7 @@ pub(super) fn respond(request: &ModelRequest) -> Reply {
         .last()
         .is_some_and(|m| m.role == Role::User && !has_tool_results(m));
     let ranked = rank::rank(&query, &history.found);
-    let entries = rank::entry_files(&history.found.manifest);
+    let entries = manifest::entry_files(&history.found.manifest);
     let room = READ_UP_TO_TOKENS.saturating_sub(request.estimate_input_tokens());
     match (turns, corrected, history.failure.as_deref()) {
         (1, false, None) if !(ranked.is_empty() && entries.is_empty()) => {

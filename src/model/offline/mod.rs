@@ -12,6 +12,7 @@
 //! returned, so nothing in its answer is invented.
 
 mod child;
+mod manifest;
 mod parent;
 mod query;
 mod rank;

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 
+use super::manifest::{self, Entry};
 use super::query::{Query, Term, Topic};
 use super::results::Hit;
 use crate::ident::{Definition, definitions};
@@ -36,13 +37,6 @@ const DEFINITIONS_COUNTED: usize = 5;
 /// Mentions count `MENTION × ln(1 + n)`: many mentions help, but never as
 /// much as a definition.
 const MENTION: f64 = 1.5;
-/// What being named by a package manifest's entry field counts: the manifest
-/// says what the entry point is, so this outweighs everything else.
-const MANIFEST_EXECUTABLE: f64 = 100.0;
-/// A library's entry (`"main"` in package.json) counts a little less than an
-/// executable's (`"bin"`, `[project.scripts]`, `[[bin]] path`).
-const MANIFEST_LIBRARY: f64 = 80.0;
-
 /// What the searches found, as the tools reported it.
 #[derive(Debug, Default)]
 pub(super) struct Found {
@@ -101,7 +95,7 @@ pub(super) fn rank(query: &Query, found: &Found) -> Vec<Ranked> {
             })
         })
         .collect();
-    let entries = manifest_entries(&found.manifest);
+    let entries = manifest::entries(&found.manifest);
     let mut files: BTreeMap<&str, Ranked> = BTreeMap::new();
     let paths = found
         .names
@@ -141,15 +135,11 @@ pub(super) fn rank(query: &Query, found: &Found) -> Vec<Ranked> {
                 .iter()
                 .filter(|entry| entry.target == file.path)
                 .fold(None, |best: Option<&Entry>, entry| match best {
-                    Some(b) if b.kind.value() >= entry.kind.value() => Some(b),
+                    Some(b) if b.weight() >= entry.weight() => Some(b),
                     Some(_) | None => Some(entry),
                 });
-            // What the manifest says is not weighed by where the file sits,
-            // but by where the manifest does: the root's counts most, a
-            // test fixture's hardly at all.
-            let declared = named_by.map_or(0.0, |entry| {
-                entry.kind.value() * manifest_factor(&entry.line.path)
-            });
+            // What the manifest says is not weighed by where the file sits.
+            let declared = named_by.map_or(0.0, Entry::weight);
             file.named_by = named_by.map(|entry| entry.line.clone());
             file.score = score * path_factor(&file.path, query.topic) + declared;
             file
@@ -323,6 +313,12 @@ const AUXILIARY_FOLDERS: &[&str] = &[
     "scripts",
     "typings",
 ];
+/// Whether a folder of that name holds tests, docs, tools or the like
+/// (`xtask*` is the Rust convention for a project's build tools).
+pub(super) fn is_auxiliary_folder(name: &str) -> bool {
+    AUXILIARY_FOLDERS.contains(&name) || name.starts_with("xtask")
+}
+
 /// Folders that hold a project's own source.
 const SOURCE_FOLDERS: &[&str] = &[
     "src", "lib", "cmd", "crates", "pkg", "app", "internal", "source",
@@ -340,9 +336,7 @@ fn path_factor(path: &str, topic: Topic) -> f64 {
     let mut parts: Vec<&str> = lower.split('/').collect();
     let name = parts.pop().unwrap_or_default();
     let extension = name.rsplit_once('.').map_or("", |(_, ext)| ext);
-    let auxiliary = parts
-        .iter()
-        .any(|p| AUXILIARY_FOLDERS.contains(p) || p.starts_with("xtask"))
+    let auxiliary = parts.iter().any(|p| is_auxiliary_folder(p))
         || is_test_file(name)
         || is_changelog(name)
         || name.contains(".min.")
@@ -397,176 +391,6 @@ fn is_changelog(name: &str) -> bool {
         .iter()
         .any(|n| name.starts_with(n))
 }
-
-/// The files the manifests in `lines` name as entry points and that are
-/// worth reading when no search found them: executables first, from manifests
-/// outside tests and fixtures, named by an explicit path (a Python module may
-/// sit in two layouts and a conventional path may not exist: those count only
-/// once a search has seen them).
-pub(super) fn entry_files(lines: &[Hit]) -> Vec<String> {
-    let mut entries: Vec<Entry> = manifest_entries(lines)
-        .into_iter()
-        .filter(|e| e.source == EntrySource::Path && manifest_factor(&e.line.path) >= 0.5)
-        .collect();
-    entries.sort_by_key(|e| match e.kind {
-        EntryKind::Executable => 0,
-        EntryKind::Library => 1,
-    });
-    let mut out: Vec<String> = Vec::new();
-    for entry in entries {
-        if !out.contains(&entry.target) {
-            out.push(entry.target);
-        }
-    }
-    out
-}
-
-/// How much a manifest's word counts: the root manifest's fully, a nested
-/// one's (a workspace member, a tool) less, one in tests, fixtures or examples
-/// hardly.
-fn manifest_factor(path: &str) -> f64 {
-    let folders: Vec<String> = path
-        .to_lowercase()
-        .split('/')
-        .rev()
-        .skip(1)
-        .map(String::from)
-        .collect();
-    if folders
-        .iter()
-        .any(|f| AUXILIARY_FOLDERS.contains(&f.as_str()) || f.starts_with("xtask"))
-    {
-        return 0.1;
-    }
-    match folders.len() {
-        0 => 1.0,
-        _ => 0.6,
-    }
-}
-
-/// package.json keys that name a library's entry rather than a command.
-const LIBRARY_KEYS: &[&str] = &[
-    "main", "module", "exports", "default", "import", "require", "node", "browser", "types",
-];
-
-/// What a manifest's entry field names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum EntryKind {
-    Executable,
-    Library,
-}
-
-impl EntryKind {
-    fn value(self) -> f64 {
-        match self {
-            EntryKind::Executable => MANIFEST_EXECUTABLE,
-            EntryKind::Library => MANIFEST_LIBRARY,
-        }
-    }
-}
-
-/// A source file a package manifest names as an entry point.
-#[derive(Debug, Clone)]
-struct Entry {
-    target: String,
-    line: Hit,
-    kind: EntryKind,
-    source: EntrySource,
-}
-
-/// How a manifest line names its entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum EntrySource {
-    /// A path, as written.
-    Path,
-    /// A Python module, which may be a file or a package, flat or in `src/`.
-    Module,
-    /// Only where Cargo looks by convention (`name = "x"` → `src/bin/x.rs`).
-    Convention,
-}
-
-/// The source files package manifests name as entry points, each with the
-/// manifest line naming it: `"bin": "bin/cli.js"`, `path = "src/bin/x.rs"`,
-/// `tool = "pkg.cli:main"` (a module, so `pkg/cli.py`).
-fn manifest_entries(lines: &[Hit]) -> Vec<Entry> {
-    let mut out = Vec::new();
-    for hit in lines {
-        let key = hit.text.trim_start().trim_start_matches(['"', '\'']);
-        let kind = match LIBRARY_KEYS
-            .iter()
-            .any(|k| key.starts_with(&format!("{k}\"")))
-        {
-            true => EntryKind::Library,
-            false => EntryKind::Executable,
-        };
-        // A manifest's paths are relative to its own folder.
-        let folder = hit.path.rsplit_once('/').map(|(dir, _)| dir);
-        let mut push = |target: String, source: EntrySource| {
-            let target = match folder {
-                Some(dir) => format!("{dir}/{target}"),
-                None => target,
-            };
-            out.push(Entry {
-                target,
-                line: hit.clone(),
-                kind,
-                source,
-            })
-        };
-        // Cargo's `name = "x"` of a package or a `[[bin]]` without a path:
-        // the binary is where Cargo looks for it.
-        let cargo = hit.path == "Cargo.toml" || hit.path.ends_with("/Cargo.toml");
-        if cargo && let Some(name) = cargo_name(&hit.text) {
-            push("src/main.rs".to_string(), EntrySource::Convention);
-            push(format!("src/bin/{name}.rs"), EntrySource::Convention);
-            push(format!("src/bin/{name}/main.rs"), EntrySource::Convention);
-            continue;
-        }
-        for quoted in hit.text.split(['"', '\'']).skip(1).step_by(2) {
-            let target = quoted.trim().trim_start_matches("./");
-            let target = target.split_whitespace().last().unwrap_or(target);
-            if let Some((module, _function)) = target.split_once(':')
-                && !module.is_empty()
-                && module
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-            {
-                // A module: a file or a package, in a flat or a `src/` layout.
-                let module = module.replace('.', "/");
-                for layout in ["", "src/"] {
-                    push(format!("{layout}{module}.py"), EntrySource::Module);
-                    push(format!("{layout}{module}/__init__.py"), EntrySource::Module);
-                }
-            } else if is_source_path(target) {
-                push(target.to_string(), EntrySource::Path);
-            }
-        }
-    }
-    out
-}
-
-/// `name = "cargo"` → `cargo`.
-fn cargo_name(line: &str) -> Option<&str> {
-    let value = line
-        .trim()
-        .strip_prefix("name")?
-        .trim_start()
-        .strip_prefix('=')?;
-    let name = value.trim().strip_prefix('"')?.strip_suffix('"')?;
-    (!name.is_empty()).then_some(name)
-}
-
-fn is_source_path(text: &str) -> bool {
-    const SOURCE: &[&str] = &[
-        ".js", ".mjs", ".cjs", ".ts", ".mts", ".rs", ".py", ".go", ".rb",
-    ];
-    !text.contains(' ') && !text.ends_with(".d.ts") && SOURCE.iter().any(|ext| text.ends_with(ext))
-}
-
-/// The grep pattern for manifests' entry fields, and the files it searches.
-pub(super) const MANIFEST_PATTERN: &str = r#"^name\s*=\s*"[\w.-]+"|^\s*"(?:main|bin|module|exports)"\s*:|^\s*"[\w@./-]+"\s*:\s*"\.?/?[\w@./-]+\.(?:m?js|cjs|ts)"|^\s*path\s*=|^\s*[\w.-]+\s*=\s*["'][\w.]+:[\w.]+["']|["'][\w.-]+\s*=\s*[\w.]+:[\w.]+["']"#;
-pub(super) const MANIFEST_GLOB: &str =
-    "{package.json,Cargo.toml,pyproject.toml,setup.py,setup.cfg}";
 
 #[cfg(test)]
 mod tests {
@@ -623,43 +447,5 @@ mod tests {
         }
         assert!(path_factor("tests/config.rs", Topic::Tests) > source);
         assert!(!is_tool_config("config.js"));
-    }
-
-    #[test]
-    fn manifests_name_entry_files() {
-        let entries = manifest_entries(&[
-            hit("package.json", 5, r#"    "mytool": "./bin/mytool.js""#),
-            hit("package.json", 3, r#"  "main": "lib/index.js","#),
-            hit("pyproject.toml", 9, r#"mytool = "mytool.cli:main""#),
-        ]);
-        let targets: Vec<&str> = entries.iter().map(|e| e.target.as_str()).collect();
-        assert_eq!(
-            targets,
-            [
-                "bin/mytool.js",
-                "lib/index.js",
-                "mytool/cli.py",
-                "mytool/cli/__init__.py",
-                "src/mytool/cli.py",
-                "src/mytool/cli/__init__.py"
-            ]
-        );
-        let kinds: Vec<EntryKind> = entries.iter().map(|e| e.kind).collect();
-        use EntryKind::{Executable, Library};
-        assert_eq!(kinds[..3], [Executable, Library, Executable]);
-        let cargo = manifest_entries(&[hit("Cargo.toml", 2, r#"name = "cargo""#)]);
-        let targets: Vec<&str> = cargo.iter().map(|e| e.target.as_str()).collect();
-        assert_eq!(
-            targets,
-            ["src/main.rs", "src/bin/cargo.rs", "src/bin/cargo/main.rs"]
-        );
-        assert!(entry_files(&[hit("Cargo.toml", 2, r#"name = "cargo""#)]).is_empty());
-        let files = entry_files(&[
-            hit("pkg/package.json", 3, r#"  "main": "lib/index.js","#),
-            hit("package.json", 3, r#"  "bin": "cli.js","#),
-            hit("tests/fixture/package.json", 3, r#"  "bin": "x.js","#),
-            hit("pyproject.toml", 9, r#"mytool = "mytool.cli:main""#),
-        ]);
-        assert_eq!(files, ["cli.js", "pkg/lib/index.js"]);
     }
 }
