@@ -27,14 +27,11 @@ impl TraceWriter {
             path: path.to_path_buf(),
             source,
         };
+        // A folder brood makes is brood's alone; one the user gave is left as it is.
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
             && !dir.exists()
         {
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .map_err(io)?;
+            Self::make_private_dir(dir)?;
         }
         let refused = |why: &str| TraceError::Refused {
             path: path.to_path_buf(),
