@@ -74,6 +74,7 @@ impl Agent {
                     summary: self.tools.summarize(&call.name, &call.input),
                     reason: verdict.reason.clone(),
                 };
+                self.approver.expect(&request);
                 self.publish(EventKind::ApprovalRequested {
                     id: request.id,
                     call_id: call.id.clone(),

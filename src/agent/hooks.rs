@@ -126,6 +126,10 @@ pub struct ApprovalRequest {
 /// Answers approval requests: the TUI asks the person, headless mode answers at once.
 #[async_trait]
 pub trait Approver: Send + Sync {
+    /// Called before the request is published, so an answer given the moment
+    /// the question shows (or a session rule given meanwhile) finds it.
+    fn expect(&self, _request: &ApprovalRequest) {}
+
     async fn approve(&self, request: &ApprovalRequest) -> bool;
 
     /// What the model reads when `approve` said no: a person declined.

@@ -23,6 +23,8 @@ use crate::tools::ToolKind;
 #[derive(Default)]
 pub struct ChannelApprover {
     waiting: Mutex<HashMap<u64, Waiting>>,
+    /// The other ends of the waiting requests, until their agents wait on them.
+    receivers: Mutex<HashMap<u64, oneshot::Receiver<bool>>>,
     /// Why the person denied a request, until the agent reads it.
     reasons: Mutex<HashMap<u64, String>>,
 }
@@ -73,6 +75,13 @@ impl ChannelApprover {
         }
     }
 
+    fn take_receiver(&self, id: u64) -> Option<oneshot::Receiver<bool>> {
+        self.receivers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Waiting>> {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -80,7 +89,7 @@ impl ChannelApprover {
 
 #[async_trait]
 impl Approver for ChannelApprover {
-    async fn approve(&self, request: &ApprovalRequest) -> bool {
+    fn expect(&self, request: &ApprovalRequest) {
         let (tx, rx) = oneshot::channel();
         self.lock().insert(
             request.id,
@@ -89,6 +98,21 @@ impl Approver for ChannelApprover {
                 call: request.call.clone(),
             },
         );
+        self.receivers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(request.id, rx);
+    }
+
+    async fn approve(&self, request: &ApprovalRequest) -> bool {
+        // An agent that did not announce the request first is registered now.
+        let receiver = self.take_receiver(request.id).or_else(|| {
+            self.expect(request);
+            self.take_receiver(request.id)
+        });
+        let Some(rx) = receiver else {
+            return false;
+        };
         // A dropped sender (the screen went away) is a denial.
         rx.await.unwrap_or(false)
     }
