@@ -404,6 +404,19 @@ impl EventBus {
         self.lock().secrets = secrets.into_iter().filter(|s| s.len() >= 8).collect();
     }
 
+    /// `text` with every secret replaced by `[redacted]`: for tool results on
+    /// their way back to the model, so a key a command managed to print (the
+    /// sandbox off, say) is still never sent to the provider.
+    pub fn redact(&self, text: String) -> String {
+        let inner = self.lock();
+        if !inner.secrets.iter().any(|s| text.contains(s.as_str())) {
+            return text;
+        }
+        inner.secrets.iter().fold(text, |text, secret| {
+            text.replace(secret.as_str(), "[redacted]")
+        })
+    }
+
     /// Adds a synchronous recorder (see [`Recorder`]).
     pub fn add_recorder(&self, recorder: Box<dyn Recorder>) {
         self.lock().recorders.push(recorder);
@@ -502,6 +515,9 @@ pub enum Op {
     Interrupt,
     /// End the session.
     Quit,
+    /// End the session because brood was told to stop (SIGTERM, SIGHUP): the
+    /// running turn is interrupted and the trace ends with `interrupted`.
+    Terminate,
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use std::io::{BufWriter, IsTerminal, Write};
 
 use brood::agent::{Approver, AutoApprove, DEFAULT_MAX_PARALLEL, Hooks};
+use brood::config::SandboxFileSettings;
 use brood::config::settings::{self, ModelFlags, ProviderKind, Settings};
 use brood::config::{config_files, load_config};
 use brood::headless::{self, OutputFormat, RunExit};
@@ -21,6 +22,7 @@ use brood::model::openai::OpenAiModel;
 use brood::model::scripted::ScriptedModel;
 use brood::policy::classify_command;
 use brood::replay::PrintFormat;
+use brood::sandbox::{Network, Sandbox, SandboxMode, SandboxSettings};
 use brood::session::{Session, SessionOptions, TraceTarget};
 use brood::tools::ToolRegistry;
 use brood::tui::driver::ChannelApprover;
@@ -67,6 +69,8 @@ enum Verb {
         /// Allow the call if the policy would ask about it.
         #[arg(long, short = 'y')]
         yes: bool,
+        #[command(flatten)]
+        sandbox: SandboxArgs,
     },
     /// Print the policy's decision for one shell command: `allow|ask|deny: reason`.
     CheckCommand {
@@ -170,6 +174,57 @@ struct SessionArgs {
     /// Subagents that may run at once.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_PARALLEL)]
     max_parallel: usize,
+    #[command(flatten)]
+    sandbox: SandboxArgs,
+}
+
+/// The sandbox every `bash` command runs in (see the README's Security section).
+#[derive(Args)]
+struct SandboxArgs {
+    /// How commands are confined: workspace-write (the default: writes only in
+    /// the workspace, its temporary folder and --add-dir folders), read-only,
+    /// or off.
+    #[arg(long, value_name = "MODE", value_parser = sandbox_mode)]
+    sandbox: Option<SandboxMode>,
+    /// Let commands reach the network (off by default).
+    #[arg(long)]
+    sandbox_network: bool,
+    /// Another folder commands may write; repeat for more.
+    #[arg(long = "add-dir", value_name = "DIR", value_parser = folder)]
+    add_dir: Vec<PathBuf>,
+}
+
+impl SandboxArgs {
+    /// The flags over the config files: a flag wins, folders add up.
+    fn settings(&self, file: &SandboxFileSettings) -> SandboxSettings {
+        let network = match self.sandbox_network || file.network == Some(true) {
+            true => Network::On,
+            false => Network::Off,
+        };
+        let mut writable = file.writable.clone();
+        writable.extend(self.add_dir.iter().cloned());
+        SandboxSettings {
+            mode: self.sandbox.or(file.mode).unwrap_or_default(),
+            network,
+            writable,
+        }
+    }
+}
+
+/// `--sandbox`: one of the modes, by name.
+fn sandbox_mode(text: &str) -> Result<SandboxMode, String> {
+    SandboxMode::parse(text).ok_or_else(|| "use workspace-write, read-only or off".into())
+}
+
+/// Says once, before anything runs, what the sandbox could not be and which
+/// settings a workspace's file was refused.
+fn sandbox_warnings(sandbox: &Sandbox, file: &SandboxFileSettings) {
+    for ignored in &file.ignored {
+        eprintln!("brood: ignored {}", brood::text::visible(ignored));
+    }
+    if let Some(warning) = sandbox.warning() {
+        eprintln!("brood: {}", brood::text::visible(&warning));
+    }
 }
 
 /// `--speed`: a pace factor above zero.
@@ -277,7 +332,8 @@ fn main() -> ExitCode {
             input,
             cwd,
             yes,
-        }) => tool(&name, &input, cwd, yes),
+            sandbox,
+        }) => tool(&name, &input, cwd, yes, &sandbox),
         Some(Verb::Run(args)) => headless(&args.model, &args.session, &args.prompt.join(" ")),
         Some(Verb::Replay(args)) => replay(&args),
         Some(Verb::Traces(args)) => traces(&args),
@@ -376,7 +432,9 @@ fn prepare(
         approver,
         max_steps: args.max_steps,
         hooks: Hooks::default(),
+        sandbox: args.sandbox.settings(&config.settings.sandbox),
     })?;
+    sandbox_warnings(session.sandbox(), &config.settings.sandbox);
     let info = SessionInfo {
         provider: settings.provider.as_str().to_string(),
         model: settings.model.clone(),
@@ -385,6 +443,7 @@ fn prepare(
         trace_path: session.trace_path().map(|p| p.display().to_string()),
         cwd: session.workspace().root().display().to_string(),
         context_window: context_window(&settings),
+        sandbox: Some(session.sandbox().summary().clone()),
     };
     Ok(Prepared { session, info })
 }
@@ -420,9 +479,8 @@ fn headless(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow:
         let cancel = CancellationToken::new();
         let on_ctrl_c = cancel.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_ctrl_c.cancel();
-            }
+            brood::signals::stop_requested(brood::signals::Listen::WithCtrlC).await;
+            on_ctrl_c.cancel();
         });
         headless::run(session, &prompt, format, cancel).await
     });
@@ -543,18 +601,31 @@ fn traces(args: &TracesArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn tool(name: &str, input: &str, cwd: Option<PathBuf>, yes: bool) -> anyhow::Result<ExitCode> {
+fn tool(
+    name: &str,
+    input: &str,
+    cwd: Option<PathBuf>,
+    yes: bool,
+    sandbox: &SandboxArgs,
+) -> anyhow::Result<ExitCode> {
     let workspace = match cwd {
         Some(dir) => dir,
         None => std::env::current_dir().context("cannot read the current folder")?,
     };
+    let config = load_config(&config_files(&workspace), &ToolRegistry::base().names())?;
+    for ignored in &config.settings.sandbox.ignored {
+        eprintln!("brood: ignored {}", brood::text::visible(ignored));
+    }
+    let sandbox = sandbox.settings(&config.settings.sandbox);
     let approve = if yes {
         AutoApprove::AllowAll
     } else {
         AutoApprove::DenyAll
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let outcome = runtime.block_on(brood::tool_cli::run_tool(&workspace, name, input, approve))?;
+    let outcome = runtime.block_on(brood::tool_cli::run_tool(
+        &workspace, name, input, approve, sandbox,
+    ))?;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{}", outcome.content.trim_end_matches('\n'));
     Ok(ExitCode::from(u8::from(outcome.is_error)))

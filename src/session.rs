@@ -16,6 +16,7 @@ use crate::config::{self, ConfigError};
 use crate::event::{AgentId, EventBus, EventKind};
 use crate::model::{Message, Model};
 use crate::policy::{PermissionMode, Policy, Workspace, WorkspaceError};
+use crate::sandbox::{Sandbox, SandboxError, SandboxSettings};
 use crate::tools::ToolRegistry;
 use crate::trace::{TraceError, TraceHeader, TraceWriter};
 
@@ -27,6 +28,8 @@ pub enum SessionError {
     Trace(#[from] TraceError),
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
 }
 
 /// Where the session's trace goes.
@@ -56,6 +59,8 @@ pub struct SessionOptions {
     pub max_steps: Option<u32>,
     /// Extra PreToolUse/PostToolUse/Stop hooks, after the policy.
     pub hooks: Hooks,
+    /// The sandbox every command runs in.
+    pub sandbox: SandboxSettings,
 }
 
 pub struct Session {
@@ -71,6 +76,7 @@ impl Session {
     pub fn start(options: SessionOptions) -> Result<Session, SessionError> {
         let id = config::new_session_id();
         let workspace = Arc::new(Workspace::new(&options.workspace)?);
+        let sandbox = Arc::new(Sandbox::prepare(options.sandbox, workspace.root())?);
         let bus = EventBus::new();
         bus.set_secrets(config::secrets_from_env());
         let trace_path = match options.trace {
@@ -94,6 +100,7 @@ impl Session {
             );
             header.light_model = options.light_model.clone();
             header.note = options.note.clone();
+            header.sandbox = Some(sandbox.summary().clone());
             let writer = TraceWriter::create(path, &header)?;
             bus.add_recorder(Box::new(writer));
         }
@@ -108,6 +115,7 @@ impl Session {
             },
             tools: ToolRegistry::base(),
             workspace: workspace.clone(),
+            sandbox: sandbox.clone(),
             policy: policy.clone(),
             bus: bus.clone(),
             approver: options.approver.clone(),
@@ -131,6 +139,7 @@ impl Session {
             approver: options.approver,
             bus: bus.clone(),
             workspace,
+            sandbox,
             max_tokens: DEFAULT_MAX_TOKENS,
             approval_ids,
         };
@@ -163,6 +172,11 @@ impl Session {
 
     pub fn workspace(&self) -> &Workspace {
         &self.parent.workspace
+    }
+
+    /// What the session's commands run under.
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.parent.sandbox
     }
 
     /// Sends one user message to the parent and runs it to the end of its turn.

@@ -16,6 +16,7 @@ use crate::agent::{
 use crate::event::{AgentId, EventBus};
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse, StreamSink, ToolCall};
 use crate::policy::{PermissionMode, Policy, Workspace, WorkspaceError};
+use crate::sandbox::{Sandbox, SandboxError, SandboxSettings};
 use crate::tools::ToolRegistry;
 
 /// The model of an agent that only ever runs one tool call: it is never asked.
@@ -39,6 +40,15 @@ impl Model for NoModel {
     }
 }
 
+/// Why a tool could not be run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolCliError {
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+}
+
 /// Runs `name` with `input` (JSON text) in `workspace`. Input that is not JSON
 /// reaches the tool path as the raw text, as a provider hands it over, so the
 /// answer is the one a model would get.
@@ -47,8 +57,13 @@ pub async fn run_tool(
     name: &str,
     input: &str,
     approve: AutoApprove,
-) -> Result<ToolOutcome, WorkspaceError> {
+    sandbox: SandboxSettings,
+) -> Result<ToolOutcome, ToolCliError> {
     let workspace = Arc::new(Workspace::new(workspace)?);
+    let sandbox = Arc::new(Sandbox::prepare(sandbox, workspace.root())?);
+    if let Some(warning) = sandbox.warning() {
+        eprintln!("brood: {warning}");
+    }
     let profile = Profile::parent(None);
     let policy = Arc::new(Policy::new(workspace.clone(), PermissionMode::Normal));
     let agent = Agent {
@@ -61,6 +76,7 @@ pub async fn run_tool(
         approver: Arc::new(approve),
         bus: EventBus::new(),
         workspace,
+        sandbox,
         max_tokens: DEFAULT_MAX_TOKENS,
         approval_ids: Arc::new(AtomicU64::new(0)),
     };
@@ -74,9 +90,8 @@ pub async fn run_tool(
     let cancel = CancellationToken::new();
     let on_ctrl_c = cancel.clone();
     let watcher = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_ctrl_c.cancel();
-        }
+        crate::signals::stop_requested(crate::signals::Listen::WithCtrlC).await;
+        on_ctrl_c.cancel();
     });
     let outcome = agent.call_tool(&call, &cancel).await;
     watcher.abort();
@@ -96,28 +111,42 @@ mod tests {
             "grep",
             r#"{"pattern": "fn main"}"#,
             AutoApprove::DenyAll,
+            SandboxSettings::default(),
         )
         .await
         .unwrap();
         assert!(!ok.is_error);
         assert_eq!(ok.content.trim(), "a.rs:1:fn main() {}");
-        let schema = run_tool(dir.path(), "grep", r#"{"path": "."}"#, AutoApprove::DenyAll)
-            .await
-            .unwrap();
+        let schema = run_tool(
+            dir.path(),
+            "grep",
+            r#"{"path": "."}"#,
+            AutoApprove::DenyAll,
+            SandboxSettings::default(),
+        )
+        .await
+        .unwrap();
         assert!(
             schema.is_error && schema.content.contains("\"pattern\""),
             "{}",
             schema.content
         );
-        let garbled = run_tool(dir.path(), "grep", "{pattern:", AutoApprove::DenyAll)
-            .await
-            .unwrap();
+        let garbled = run_tool(
+            dir.path(),
+            "grep",
+            "{pattern:",
+            AutoApprove::DenyAll,
+            SandboxSettings::default(),
+        )
+        .await
+        .unwrap();
         assert!(garbled.is_error && garbled.content.contains("not valid JSON"));
         let asked = run_tool(
             dir.path(),
             "bash",
             r#"{"command": "rm a.rs"}"#,
             AutoApprove::DenyAll,
+            SandboxSettings::default(),
         )
         .await
         .unwrap();
@@ -131,14 +160,21 @@ mod tests {
             "bash",
             r#"{"command": "rm a.rs"}"#,
             AutoApprove::AllowAll,
+            SandboxSettings::default(),
         )
         .await
         .unwrap();
         assert!(!allowed.is_error, "{}", allowed.content);
         assert!(!dir.path().join("a.rs").exists());
-        let unknown = run_tool(dir.path(), "teleport", "{}", AutoApprove::DenyAll)
-            .await
-            .unwrap();
+        let unknown = run_tool(
+            dir.path(),
+            "teleport",
+            "{}",
+            AutoApprove::DenyAll,
+            SandboxSettings::default(),
+        )
+        .await
+        .unwrap();
         assert!(unknown.is_error && unknown.content.contains("available"));
     }
 }

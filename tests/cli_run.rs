@@ -5,7 +5,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
-use common::{Sandbox, event_types, stderr, stdout};
+use common::{Sandbox, event_types, running_with, stderr, stdout, unique_sleep};
 use serde_json::json;
 
 fn tour_script() -> serde_json::Value {
@@ -236,9 +236,10 @@ fn wait_for_event(trace: &std::path::Path, kind: &str) {
     panic!("no {kind} event in {}", trace.display());
 }
 
-fn slow_run(sb: &Sandbox, trace: &std::path::Path) -> std::process::Child {
+/// A run whose one command sleeps: `sleep <unique_sleep(tag)>`.
+fn slow_run(sb: &Sandbox, trace: &std::path::Path, tag: u32) -> std::process::Child {
     let script = sb.script(json!([
-        {"text": "Waiting.", "tool_calls": [{"name": "bash", "input": {"command": "echo $$ > shell.pid; sleep 30"}}]},
+        {"text": "Waiting.", "tool_calls": [{"name": "bash", "input": {"command": format!("sleep {}", unique_sleep(tag))}}]},
         {"text": "never reached"}
     ]));
     sb.command(&[
@@ -260,7 +261,7 @@ fn slow_run(sb: &Sandbox, trace: &std::path::Path) -> std::process::Child {
 fn ctrl_c_exits_130_and_the_trace_ends_interrupted() {
     let sb = Sandbox::new();
     let trace = sb.root.path().join("t.jsonl");
-    let mut child = slow_run(&sb, &trace);
+    let mut child = slow_run(&sb, &trace, 1);
     wait_for_event(&trace, "tool_call");
     std::thread::sleep(Duration::from_millis(200));
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -273,25 +274,16 @@ fn ctrl_c_exits_130_and_the_trace_ends_interrupted() {
         "{types:?}"
     );
     assert!(types.contains(&"tool_result".to_string()));
-    // The shell the tool started is gone too.
-    let pid: i32 = std::fs::read_to_string(sb.workspace().join("shell.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    // What the tool started is gone too.
     std::thread::sleep(Duration::from_millis(100));
-    assert_ne!(
-        unsafe { libc::kill(pid, 0) },
-        0,
-        "shell {pid} survived the interrupt"
-    );
+    assert_eq!(running_with(&unique_sleep(1)), 0, "the sleep survived");
 }
 
 #[test]
 fn a_killed_process_leaves_every_event_readable() {
     let sb = Sandbox::new();
     let trace = sb.root.path().join("t.jsonl");
-    let mut child = slow_run(&sb, &trace);
+    let mut child = slow_run(&sb, &trace, 2);
     wait_for_event(&trace, "permission_decision");
     child.kill().unwrap();
     child.wait().unwrap();

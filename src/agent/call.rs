@@ -99,17 +99,22 @@ impl Agent {
         }
         let ctx = ToolContext {
             workspace: self.workspace.clone(),
+            sandbox: self.sandbox.clone(),
             agent: self.id,
             call_id: call.id.clone(),
             cancel: cancel.child_token(),
         };
-        match tool.run(call.input.clone(), &ctx).await {
+        let outcome = match tool.run(call.input.clone(), &ctx).await {
             Ok(content) => ToolOutcome {
                 content,
                 is_error: false,
             },
             Err(ToolError::Interrupted) => error("interrupted"),
             Err(e) => error(e.to_string()),
+        };
+        ToolOutcome {
+            content: self.bus.redact(outcome.content),
+            ..outcome
         }
     }
 

@@ -125,6 +125,7 @@ pub struct LauncherParts {
     /// The base tools; children get the subset their profile names.
     pub tools: ToolRegistry,
     pub workspace: Arc<Workspace>,
+    pub sandbox: Arc<crate::sandbox::Sandbox>,
     /// The parent's policy: children get one in their own mode that shares its
     /// session approvals.
     pub policy: Arc<Policy>,
@@ -274,6 +275,7 @@ impl Launcher {
             approver: parts.approver.clone(),
             bus: parts.bus.clone(),
             workspace: parts.workspace.clone(),
+            sandbox: parts.sandbox.clone(),
             max_tokens: parts.max_tokens,
             approval_ids: parts.approval_ids.clone(),
         }

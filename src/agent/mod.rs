@@ -55,6 +55,8 @@ pub struct Agent {
     pub approver: Arc<dyn Approver>,
     pub bus: EventBus,
     pub workspace: Arc<Workspace>,
+    /// The session's sandbox, shared by every agent.
+    pub sandbox: Arc<crate::sandbox::Sandbox>,
     pub max_tokens: u32,
     /// Numbers approval requests across the session.
     pub approval_ids: Arc<AtomicU64>,

@@ -10,7 +10,10 @@ use serde::Deserialize;
 use crate::agent::{Profile, ProfileError};
 
 mod profiles;
+mod sandbox;
 pub mod settings;
+
+pub use sandbox::SandboxFileSettings;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -41,8 +44,12 @@ const SECRET_VARS: &[&str] = &[
 ];
 
 /// Whether an environment variable holds a credential.
+/// Case does not matter: `my_service_api_key` is one too.
 pub fn is_secret_var(name: &str) -> bool {
-    SECRET_VARS.contains(&name) || name.ends_with("_API_KEY") || name.ends_with("_AUTH_TOKEN")
+    let name = name.to_ascii_uppercase();
+    SECRET_VARS.contains(&name.as_str())
+        || name.ends_with("_API_KEY")
+        || name.ends_with("_AUTH_TOKEN")
 }
 
 /// The values of all credential variables set now, to be kept out of traces.
@@ -78,6 +85,11 @@ pub fn new_session_id() -> String {
     format!("{}-{salt:06x}", now.format("%Y%m%d-%H%M%S"))
 }
 
+/// brood's folder in the platform config folder (`~/.config/brood`).
+pub fn config_dir() -> Option<PathBuf> {
+    project_dirs().map(|dirs| dirs.config_dir().to_path_buf())
+}
+
 /// The name of the config file, in the workspace or the platform config folder.
 pub const CONFIG_FILE: &str = "brood.toml";
 
@@ -95,6 +107,8 @@ struct ConfigFile {
     max_response_secs: Option<u64>,
     max_response_mb: Option<u64>,
     #[serde(default)]
+    sandbox: sandbox::SandboxTable,
+    #[serde(default)]
     profiles: BTreeMap<String, profiles::RawProfile>,
 }
 
@@ -111,6 +125,7 @@ pub struct FileSettings {
     pub header_timeout_secs: Option<u64>,
     pub max_response_secs: Option<u64>,
     pub max_response_mb: Option<u64>,
+    pub sandbox: SandboxFileSettings,
 }
 
 /// Everything the config files say.
@@ -160,8 +175,14 @@ pub fn load_config(files: &[PathBuf], tools: &[&str]) -> Result<LoadedConfig, Co
             header_timeout_secs,
             max_response_secs,
             max_response_mb,
+            sandbox,
             profiles: _,
         } = file;
+        let owner = match config_dir().is_some_and(|dir| path.starts_with(dir)) {
+            true => sandbox::Owner::User,
+            false => sandbox::Owner::Workspace,
+        };
+        settings.sandbox.merge(sandbox, path, owner)?;
         settings = FileSettings {
             provider: provider.or(settings.provider),
             model: model.or(settings.model),
@@ -172,6 +193,7 @@ pub fn load_config(files: &[PathBuf], tools: &[&str]) -> Result<LoadedConfig, Co
             header_timeout_secs: header_timeout_secs.or(settings.header_timeout_secs),
             max_response_secs: max_response_secs.or(settings.max_response_secs),
             max_response_mb: max_response_mb.or(settings.max_response_mb),
+            sandbox: settings.sandbox,
         };
     }
     Ok(LoadedConfig {
@@ -191,8 +213,18 @@ mod tests {
         assert!(is_secret_var("ANTHROPIC_API_KEY"));
         assert!(is_secret_var("OPENAI_API_KEY"));
         assert!(is_secret_var("GROQ_API_KEY"));
-        assert!(!is_secret_var("PATH"));
-        assert!(!is_secret_var("BROOD_MODEL"));
+        assert!(is_secret_var("ANTHROPIC_AUTH_TOKEN"));
+        assert!(is_secret_var("my_service_api_key"));
+        for name in [
+            "PATH",
+            "HOME",
+            "BROOD_MODEL",
+            "API_KEYS_DIR",
+            "KEYBOARD",
+            "ANTHROPIC_BASE_URL",
+        ] {
+            assert!(!is_secret_var(name), "{name}");
+        }
     }
 
     const TOOLS: &[&str] = &[

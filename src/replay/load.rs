@@ -67,5 +67,6 @@ pub fn session_info(source: &Source) -> SessionInfo {
         trace_path: Some(source.path().display().to_string()),
         cwd: header.cwd.clone(),
         context_window: REPLAY_CONTEXT_WINDOW,
+        sandbox: header.sandbox.clone(),
     }
 }

@@ -1,9 +1,8 @@
 //! `bash`: run a shell command in the workspace root. The command runs in its own
 //! process group, so a timeout or an interrupt kills everything it started (not
-//! just the shell), and API keys are removed from its environment so they can never
-//! end up in the output the model (and the trace) sees.
+//! just the shell). It runs inside the session's sandbox (see `crate::sandbox`),
+//! with no API key in its environment.
 
-use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -12,7 +11,6 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Command;
 use tokio::time::Instant;
 
 use super::output::Capture;
@@ -38,9 +36,10 @@ impl Tool for BashTool {
         "Run a command with `bash -c` in the workspace root and return its exit code, \
          stdout and stderr. There is no input (stdin is empty) and no terminal, so use \
          non-interactive flags. Default timeout 120000 ms (at most 600000); on timeout \
-         the command and everything it started are killed. Background jobs (`&`) that \
-         still hold the output when the command ends are stopped; redirect their \
-         output to a file to keep them running. Long output keeps its beginning and \
+         the command and everything it started are killed, and so are background jobs \
+         (`&`) still running when it ends. Commands usually run in a sandbox: writes outside the \
+         workspace and its temporary folder ($TMPDIR) fail with \"Read-only file system\", \
+         and the network is off unless the user turned it on. Long output keeps its beginning and \
          end. Prefer read_file, glob and grep for reading and searching \
          files, and write_file/edit_file for changing them."
     }
@@ -80,24 +79,6 @@ impl Tool for BashTool {
             .clamp(1, MAX_TIMEOUT_MS);
         run_command(command, timeout_ms, ctx).await
     }
-}
-
-/// Whether an environment variable holds a credential the child must not see.
-pub(super) fn is_secret_env(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    upper.ends_with("_API_KEY")
-        || matches!(
-            upper.as_str(),
-            "ANTHROPIC_API_KEY" | "OPENAI_API_KEY" | "ANTHROPIC_AUTH_TOKEN"
-        )
-}
-
-/// The names among `names` that [`is_secret_env`] says to remove.
-pub(super) fn secret_env_names(names: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
-    names
-        .into_iter()
-        .filter(|name| is_secret_env(&name.to_string_lossy()))
-        .collect()
 }
 
 /// Kills a process group when dropped, unless disarmed: if the tool's future is
@@ -154,18 +135,12 @@ async fn run_command(
     timeout_ms: u64,
     ctx: &ToolContext,
 ) -> Result<String, ToolError> {
-    let mut cmd = Command::new("bash");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(ctx.workspace.root())
-        .stdin(Stdio::null())
+    let mut cmd = ctx.sandbox.command(command, ctx.workspace.root());
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    for name in secret_env_names(std::env::vars_os().map(|(name, _)| name)) {
-        cmd.env_remove(name);
-    }
     let mut child = cmd.spawn().map_err(|source| ToolError::Io {
         context: "starting bash".to_string(),
         source,

@@ -51,6 +51,8 @@ pub enum ToolKind {
 #[derive(Clone)]
 pub struct ToolContext {
     pub workspace: Arc<Workspace>,
+    /// What `bash` runs its commands under.
+    pub sandbox: Arc<crate::sandbox::Sandbox>,
     /// The agent making the call.
     pub agent: crate::event::AgentId,
     /// The model's id for this call (the `task` tool links its child to it).

@@ -20,6 +20,10 @@ pub struct TraceHeader {
     /// no-LLM demo.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What the session's commands ran under; absent in traces of older
+    /// brood versions and of other tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::sandbox::SandboxSummary>,
 }
 
 impl TraceHeader {
@@ -35,6 +39,7 @@ impl TraceHeader {
             light_model: None,
             brood_version: env!("CARGO_PKG_VERSION").into(),
             note: None,
+            sandbox: None,
         }
     }
 }

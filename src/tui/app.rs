@@ -54,11 +54,22 @@ pub async fn run(
     let result = app.event_loop(&mut guard, &mut events, &ops).await;
     // Quit: stop the turn and its children, let the session write its last
     // events, then give the terminal back (the guard's drop).
-    let _ = ops.send(Op::Quit);
+    let _ = ops.send(match result {
+        Ok(Exit::Quit) | Err(_) => Op::Quit,
+        Ok(Exit::Signal) => Op::Terminate,
+    });
     shutdown.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(3), driver).await;
     drop(guard);
-    result
+    result.map(|_| ())
+}
+
+/// Why the event loop ended.
+enum Exit {
+    /// The user quit, or the screen went away.
+    Quit,
+    /// SIGTERM or SIGHUP.
+    Signal,
 }
 
 struct App {
@@ -74,8 +85,10 @@ impl App {
         guard: &mut terminal::TerminalGuard,
         events: &mut mpsc::UnboundedReceiver<Event>,
         ops: &mpsc::UnboundedSender<Op>,
-    ) -> Result<(), TerminalError> {
+    ) -> Result<Exit, TerminalError> {
         let mut input = EventStream::new();
+        let stop = crate::signals::stop_requested(crate::signals::Listen::WithoutCtrlC);
+        tokio::pin!(stop);
         let mut dirty = true;
         let mut last_draw: Option<Instant> = None;
         let mut tick = tokio::time::interval(TICK);
@@ -91,7 +104,7 @@ impl App {
             let animating = self.state.busy() || self.ui.flash.is_some();
             tokio::select! {
                 event = events.recv() => {
-                    let Some(event) = event else { return Ok(()) };
+                    let Some(event) = event else { return Ok(Exit::Quit) };
                     self.apply(&event, ops);
                     for _ in 0..EVENT_BATCH {
                         match events.try_recv() {
@@ -102,11 +115,11 @@ impl App {
                     dirty = true;
                 }
                 input_event = input.next() => {
-                    let Some(Ok(input_event)) = input_event else { return Ok(()) };
+                    let Some(Ok(input_event)) = input_event else { return Ok(Exit::Quit) };
                     for action in keys::handle(&input_event, &self.state, &mut self.ui, Instant::now()) {
                         match action {
                             Action::Send(op) => { let _ = ops.send(op); }
-                            Action::Quit => return Ok(()),
+                            Action::Quit => return Ok(Exit::Quit),
                         }
                     }
                     dirty = true;
@@ -117,6 +130,7 @@ impl App {
                     dirty = true;
                 }
                 _ = tokio::time::sleep_until(due.into()), if dirty => {}
+                _ = &mut stop => return Ok(Exit::Signal),
             }
         }
     }

@@ -147,12 +147,17 @@ pub async fn drive(
         let text = match pending.pop_front() {
             Some(text) => text,
             None => match next_idle_op(&mut ops, &approver, &policy).await {
-                Some(text) => text,
-                None => break,
+                Idle::Message(text) => text,
+                Idle::Quit => break,
+                Idle::Terminate => {
+                    session.mark_interrupted();
+                    break;
+                }
             },
         };
         let turn = shutdown.child_token();
         let mut quit = false;
+        let mut terminated = false;
         let outcome = {
             let run = session.send(&text, &turn);
             tokio::pin!(run);
@@ -167,11 +172,18 @@ pub async fn drive(
                             quit = true;
                             turn.cancel();
                         }
+                        Some(Op::Terminate) => {
+                            quit = true;
+                            terminated = true;
+                            turn.cancel();
+                        }
                     },
                 }
             }
         };
-        if outcome.reason == crate::event::TerminalReason::Interrupted {
+        // A turn that finished just as the signal came is still the last
+        // thing before an interruption.
+        if outcome.reason == crate::event::TerminalReason::Interrupted || terminated {
             session.mark_interrupted();
         }
         if quit {
@@ -180,18 +192,29 @@ pub async fn drive(
     }
 }
 
-/// Waits for the next message while no turn runs; `None` means quit.
+/// What ends a wait while no turn runs.
+enum Idle {
+    Message(String),
+    Quit,
+    Terminate,
+}
+
+/// Waits for the next message while no turn runs.
 async fn next_idle_op(
     ops: &mut mpsc::UnboundedReceiver<Op>,
     approver: &ChannelApprover,
     policy: &Policy,
-) -> Option<String> {
+) -> Idle {
     loop {
-        match ops.recv().await? {
-            Op::UserMessage(text) => return Some(text),
+        let Some(op) = ops.recv().await else {
+            return Idle::Quit;
+        };
+        match op {
+            Op::UserMessage(text) => return Idle::Message(text),
             Op::Approval { id, answer } => apply_answer(approver, policy, id, answer),
             Op::Interrupt => {}
-            Op::Quit => return None,
+            Op::Quit => return Idle::Quit,
+            Op::Terminate => return Idle::Terminate,
         }
     }
 }
@@ -243,6 +266,7 @@ mod tests {
             approver: approver.clone(),
             max_steps: None,
             hooks: Hooks::default(),
+            sandbox: Default::default(),
         })
         .unwrap();
         let policy = session.policy().clone();

@@ -23,6 +23,7 @@ fn state() -> State {
         trace_path: None,
         cwd: "/tmp".into(),
         context_window: 200_000,
+        sandbox: None,
     })
 }
 

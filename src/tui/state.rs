@@ -22,6 +22,8 @@ pub struct SessionInfo {
     pub cwd: String,
     /// The main model's context window, for the parent's context gauge.
     pub context_window: u64,
+    /// What commands run under; unknown for traces of other tools.
+    pub sandbox: Option<crate::sandbox::SandboxSummary>,
 }
 
 /// Where a tool call is.

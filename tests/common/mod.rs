@@ -105,3 +105,30 @@ pub fn event_types(trace: &Path) -> Vec<String> {
 }
 pub mod stream_server;
 pub mod tmux;
+
+/// A `sleep` argument no other process on the machine has.
+pub fn unique_sleep(tag: u32) -> String {
+    format!("7{tag:02}.{:06}", std::process::id() % 1_000_000)
+}
+
+/// How many live processes have `arg` on their command line.
+pub fn running_with(arg: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|entry| {
+            let path = entry.path();
+            let alive = std::fs::read_to_string(path.join("stat")).is_ok_and(|stat| {
+                stat.rsplit(')')
+                    .next()
+                    .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+            });
+            alive
+                && std::fs::read(path.join("cmdline")).is_ok_and(|cmdline| {
+                    cmdline
+                        .split(|&b| b == 0)
+                        .any(|word| word == arg.as_bytes())
+                })
+        })
+        .count()
+}

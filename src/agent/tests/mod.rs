@@ -1,6 +1,7 @@
 //! The loop's rules, each shown on a real temporary workspace with the scripted
 //! model and the real tools.
 
+use crate::sandbox::{Sandbox, SandboxSettings};
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 
@@ -73,6 +74,7 @@ fn fixture(
         approver: Arc::new(approver),
         bus,
         workspace,
+        sandbox: Arc::new(Sandbox::prepare(SandboxSettings::default(), dir.path()).unwrap()),
         max_tokens: DEFAULT_MAX_TOKENS,
         approval_ids: Arc::new(AtomicU64::new(0)),
     };

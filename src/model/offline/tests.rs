@@ -2,6 +2,7 @@
 //! final answer from real-shaped task envelopes, and a child driven through the
 //! real agent loop with the real tools on a temporary workspace.
 
+use crate::sandbox::{Sandbox, SandboxSettings};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -263,6 +264,7 @@ fn explore_agent(dir: &Path) -> Agent {
         approver: Arc::new(AutoApprove::DenyAll),
         bus: EventBus::new(),
         workspace,
+        sandbox: Arc::new(Sandbox::prepare(SandboxSettings::default(), dir).unwrap()),
         max_tokens: DEFAULT_MAX_TOKENS,
         approval_ids: Arc::new(AtomicU64::new(0)),
     }
@@ -503,6 +505,7 @@ async fn a_question_is_answered_end_to_end_through_a_real_session() {
         approver: Arc::new(AutoApprove::DenyAll),
         max_steps: None,
         hooks: Hooks::default(),
+        sandbox: Default::default(),
     })
     .unwrap();
     let outcome = session

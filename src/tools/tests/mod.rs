@@ -5,6 +5,7 @@ mod files;
 mod registry;
 mod search;
 
+use crate::sandbox::{Sandbox, SandboxSettings};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -23,8 +24,10 @@ impl Fixture {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let workspace = Arc::new(Workspace::new(dir.path()).unwrap());
+        let sandbox = Sandbox::prepare(SandboxSettings::default(), dir.path()).unwrap();
         let ctx = ToolContext {
             workspace,
+            sandbox: Arc::new(sandbox),
             agent: crate::event::AgentId::Main,
             call_id: "test-call".into(),
             cancel: CancellationToken::new(),

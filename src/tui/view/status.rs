@@ -15,9 +15,25 @@ use crate::tui::ui::{Focus, Overlay, Ui};
 
 pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &Ui, theme: &Theme) {
     let w = area.width as usize;
-    let right = right_side(state, ui, theme, w / 2);
+    let news = right_side(state, ui, theme, w / 2);
+    let left = keys(
+        state,
+        ui,
+        theme,
+        w.saturating_sub(line_width(&news.line) + 2),
+    );
+    // Asides come after the keys: only in the room the keys leave.
+    let mut right = news.line;
+    let mut room = w.saturating_sub(line_width(&left) + 2 + line_width(&right));
+    for aside in news.asides {
+        let aside_w = aside.iter().map(|s| width(&s.content)).sum::<usize>();
+        if aside_w > room {
+            break;
+        }
+        room -= aside_w;
+        right.spans.extend(aside);
+    }
     let right_w = line_width(&right);
-    let left = keys(state, ui, theme, w.saturating_sub(right_w + 2));
     let buf = frame.buffer_mut();
     buf.set_line(area.x, area.y, &left, area.width);
     let x = area.x + (w - right_w.min(w)) as u16;
@@ -135,10 +151,27 @@ fn place_keys(state: &State, ui: &Ui) -> &'static [Pair] {
     }
 }
 
+/// The right side of the status line.
+struct News {
+    /// Shown whatever the keys need, in at most `max` columns.
+    line: Line<'static>,
+    /// Each shown, in order, only where the keys leave room for it.
+    asides: Vec<Vec<Span<'static>>>,
+}
+
+impl From<Line<'static>> for News {
+    fn from(line: Line<'static>) -> Self {
+        News {
+            line,
+            asides: Vec::new(),
+        }
+    }
+}
+
 /// The most important news, at most `max` columns.
-fn right_side(state: &State, ui: &Ui, theme: &Theme, max: usize) -> Line<'static> {
+fn right_side(state: &State, ui: &Ui, theme: &Theme, max: usize) -> News {
     if let Some(flash) = ui.flash.as_deref() {
-        return Line::from(Span::styled(cut(flash, max), theme.bold()));
+        return Line::from(Span::styled(cut(flash, max), theme.bold())).into();
     }
     if let Some(retry) = &state.retry {
         let waited = state.now_ms.saturating_sub(retry.at_ms);
@@ -150,17 +183,12 @@ fn right_side(state: &State, ui: &Ui, theme: &Theme, max: usize) -> Line<'static
         if retry.agent != AgentId::Main {
             text.push_str(&format!(" · {}", retry.agent));
         }
-        return Line::from(Span::styled(cut(&text, max), theme.warning()));
+        return Line::from(Span::styled(cut(&text, max), theme.warning())).into();
     }
     if let Some(error) = state.last_error.as_deref() {
         let text = format!("✗ {}", error.lines().next().unwrap_or_default());
-        return Line::from(Span::styled(cut(&text, max), theme.error()));
+        return Line::from(Span::styled(cut(&text, max), theme.error())).into();
     }
-    let session = if state.info.session.is_empty() {
-        String::new()
-    } else {
-        format!(" · {}", state.info.session)
-    };
     let children = state.running_children();
     let (text, style) = if state.busy() {
         let mut text = format!("{} running", spinner(ui.spinner));
@@ -175,6 +203,34 @@ fn right_side(state: &State, ui: &Ui, theme: &Theme, max: usize) -> Line<'static
         ("idle".to_string(), theme.dim())
     };
     let mut spans = vec![Span::styled(text, style)];
-    spans.push(Span::styled(session, theme.dim()));
-    cut_spans(spans, max)
+    let mut asides = Vec::new();
+    // What commands run under: news in red when they are not confined (first,
+    // so it is never cut), an aside when they are.
+    if let Some(sandbox) = &state.info.sandbox {
+        match sandbox.confined() {
+            true => asides.push(vec![
+                Span::styled(" · ", theme.dim()),
+                Span::styled(sandbox.label(), theme.dim()),
+            ]),
+            false => spans
+                .splice(
+                    0..0,
+                    [
+                        Span::styled(sandbox.label(), theme.error()),
+                        Span::styled(" · ", theme.dim()),
+                    ],
+                )
+                .for_each(drop),
+        }
+    }
+    if !state.info.session.is_empty() {
+        asides.push(vec![Span::styled(
+            format!(" · {}", state.info.session),
+            theme.dim(),
+        )]);
+    }
+    News {
+        line: cut_spans(spans, max),
+        asides,
+    }
 }

@@ -84,3 +84,46 @@ fn the_quit_key_is_the_one_that_works_here() {
     ui.overlay = Some(Overlay::Help);
     assert!(status_line(&state, &mut ui, 100).contains("Ctrl-D quit"));
 }
+
+#[test]
+fn commands_that_are_not_confined_are_said_in_red_at_any_width() {
+    use crate::sandbox::{Network, SandboxMode, SandboxSummary};
+    use ratatui::style::Color;
+    for (summary, label) in [
+        (
+            SandboxSummary {
+                mode: SandboxMode::Off,
+                network: Network::On,
+                enforced_by: None,
+                missing: None,
+            },
+            "SANDBOX OFF",
+        ),
+        (
+            SandboxSummary {
+                mode: SandboxMode::WorkspaceWrite,
+                network: Network::Off,
+                enforced_by: None,
+                missing: Some("bubblewrap (`bwrap`) is not installed".into()),
+            },
+            "NO SANDBOX",
+        ),
+    ] {
+        let mut state = three_children().state(12_000);
+        state.info.sandbox = Some(summary);
+        for width in [60, 80, 130] {
+            let mut ui = Ui::new();
+            let buf = draw(&state, &mut ui, width, 30, &color());
+            let line = text(&buf).lines().last().unwrap_or_default().to_string();
+            let Some(column) = line.find(label) else {
+                panic!("{label} missing at {width}: {line:?}");
+            };
+            let x = line[..column].chars().count() as u16;
+            assert_eq!(buf[(x, 29)].fg, Color::Red, "{label} at {width}");
+        }
+    }
+    // Confined, the label is an aside the keys may push out.
+    let state = three_children().state(12_000);
+    let line = status_line(&state, &mut Ui::new(), 130);
+    assert!(line.contains("sandboxed"), "{line:?}");
+}
