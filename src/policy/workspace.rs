@@ -29,6 +29,9 @@ pub struct ResolvedPath {
     pub path: PathBuf,
     /// Whether `path` is the root or under it.
     pub inside: bool,
+    /// As asked: absolute, `~` expanded, nothing resolved. The file tools open
+    /// this beneath the root, so the kernel resolves it again, refusing escapes.
+    pub given: PathBuf,
 }
 
 /// How many symlinks one resolution may follow before it gives up (a loop).
@@ -68,6 +71,7 @@ impl Workspace {
         ResolvedPath {
             path: resolved,
             inside,
+            given: joined,
         }
     }
 

@@ -3,11 +3,11 @@
 //! say why, so the model can retry with more context.
 
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use super::place::Place;
 use super::util::{blocking, flag, io_error, one_line, optional_str, required_str, special_file};
 use super::write_file::write_atomic;
 use super::{Tool, ToolContext, ToolError, ToolKind};
@@ -77,6 +77,7 @@ impl Tool for EditFileTool {
         let new_text = required_str(&input, "new_text")?.to_string();
         let replace_all = flag(&input, "replace_all");
         let shown = ctx.workspace.display(&resolved.path);
+        let place = Place::of(ctx, &resolved);
         blocking(ctx, move || {
             let path = &resolved.path;
             let meta = std::fs::metadata(path).map_err(|err| match err.kind() {
@@ -96,11 +97,7 @@ impl Tool for EditFileTool {
                 )));
             }
             // Read at most the limit, whatever the size said a moment ago.
-            let file = std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_NONBLOCK)
-                .open(path)
-                .map_err(|err| io_error(&shown, err))?;
+            let file = place.open_read().map_err(|err| io_error(&shown, err))?;
             special_file(
                 &file.metadata().map_err(|err| io_error(&shown, err))?,
                 &shown,
@@ -121,7 +118,7 @@ impl Tool for EditFileTool {
             })?;
             let (edited, count) = apply_edit(&content, &old_text, &new_text, replace_all)
                 .map_err(|problem| ToolError::Failed(problem.message(&shown)))?;
-            write_atomic(path, &shown, edited.as_bytes())?;
+            write_atomic(&place, &shown, edited.as_bytes())?;
             Ok(match count {
                 1 => format!("replaced 1 occurrence in {shown}"),
                 n => format!("replaced {n} occurrences in {shown}"),

@@ -4,10 +4,12 @@
 //! tool only ever sees input of the right shape.
 
 mod bash;
+mod beneath;
 mod edit_file;
 mod glob;
 mod grep;
 mod output;
+mod place;
 mod read_file;
 mod registry;
 mod schema;

@@ -3,12 +3,12 @@
 //! memory than the lines shown.
 
 use std::io::{BufRead, BufReader, Cursor, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use super::place::Place;
 use super::util::{blocking, cut_chars, io_error, optional_u64, required_str, special_file};
 use super::{Tool, ToolContext, ToolError, ToolKind};
 
@@ -86,21 +86,24 @@ impl Tool for ReadFileTool {
     async fn run(&self, input: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let resolved = ctx.workspace.resolve(required_str(&input, "path")?);
         let shown = ctx.workspace.display(&resolved.path);
+        let place = Place::of(ctx, &resolved);
         let offset = optional_u64(&input, "offset").unwrap_or(1).max(1);
         let limit = optional_u64(&input, "limit")
             .unwrap_or(MAX_LINES)
             .clamp(1, MAX_LINES);
         blocking(ctx, move || {
-            read_window(&resolved.path, &shown, offset, limit)
+            read_window(&resolved.path, &place, &shown, offset, limit)
         })
         .await
     }
 }
 
 /// Lines `offset..offset+limit` of the file at `path`, numbered; `shown` names it
-/// in messages.
-pub(super) fn read_window(
+/// in messages. The path is looked at for a clear message; the file read is
+/// the one opened at `place`.
+fn read_window(
     path: &Path,
+    place: &Place,
     shown: &str,
     offset: u64,
     limit: u64,
@@ -117,11 +120,7 @@ pub(super) fn read_window(
     special_file(&meta, shown)?;
     // O_NONBLOCK: should the path have become a FIFO since, opening it does not
     // wait for a writer; the check on the open file then refuses it.
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|err| io_error(shown, err))?;
+    let mut file = place.open_read().map_err(|err| io_error(shown, err))?;
     special_file(&file.metadata().map_err(|err| io_error(shown, err))?, shown)?;
     let mut head = Vec::new();
     (&mut file)

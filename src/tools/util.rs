@@ -95,9 +95,15 @@ pub(super) fn special_file(meta: &std::fs::Metadata, shown: &str) -> Result<(), 
     } else {
         return Ok(());
     };
-    Err(ToolError::Failed(format!(
+    Err(not_a_file(shown, what))
+}
+
+/// The refusal of a special file; `what` is "a FIFO (named pipe)", "a socket"
+/// or "a device".
+pub(super) fn not_a_file(shown: &str, what: &str) -> ToolError {
+    ToolError::Failed(format!(
         "{shown} is {what}, not a regular file; the file tools read and write files only"
-    )))
+    ))
 }
 
 /// `err` with the displayed path as context, keeping "not found" readable.

@@ -2,14 +2,11 @@
 //! same folder that is then renamed over the target, so a reader (or a crash) never
 //! sees half a file.
 
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
-
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::util::{blocking, io_error, one_line, optional_str, required_str, special_file};
+use super::place::{Existing, Place, existing, replace};
+use super::util::{blocking, io_error, not_a_file, one_line, optional_str, required_str};
 use super::{Tool, ToolContext, ToolError, ToolKind};
 
 /// Creates or overwrites a file with the given content.
@@ -62,8 +59,9 @@ impl Tool for WriteFileTool {
         let resolved = ctx.workspace.resolve(required_str(&input, "path")?);
         let content = required_str(&input, "content")?.to_string();
         let shown = ctx.workspace.display(&resolved.path);
+        let place = Place::of(ctx, &resolved);
         blocking(ctx, move || {
-            let existed = write_atomic(&resolved.path, &shown, content.as_bytes())?;
+            let existed = write_atomic(&place, &shown, content.as_bytes())?;
             let what = match existed {
                 true => "overwrote existing file",
                 false => "new file",
@@ -74,53 +72,30 @@ impl Tool for WriteFileTool {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file next to it, synced, then
-/// renamed over it. Creates missing parent folders; an existing file keeps its
-/// permissions, a new one gets the usual `0666 & !umask`. Returns whether the file
-/// existed. `shown` names the file in errors.
-pub(super) fn write_atomic(path: &Path, shown: &str, bytes: &[u8]) -> Result<bool, ToolError> {
-    let existing = match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => {
+/// Writes `bytes` to `place` atomically: a temporary file next to it, synced,
+/// then renamed over it, each step relative to a descriptor of its folder.
+/// Creates missing parent folders; an existing file keeps its permissions, a
+/// new one gets the usual `0666 & !umask`. Returns whether the file existed.
+/// `shown` names the file in errors.
+pub(super) fn write_atomic(place: &Place, shown: &str, bytes: &[u8]) -> Result<bool, ToolError> {
+    let (dir, name) = place.folder().map_err(|err| ToolError::Io {
+        context: format!("opening the folder of {shown}"),
+        source: err,
+    })?;
+    let permissions = match existing(&dir, &name).map_err(|err| io_error(shown, err))? {
+        Existing::Folder => {
             return Err(ToolError::Failed(format!(
                 "{shown} is a directory; give a file path"
             )));
         }
-        Ok(meta) => {
-            special_file(&meta, shown)?;
-            Some(meta.permissions())
-        }
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-        Err(err) => return Err(io_error(shown, err)),
+        Existing::Special(what) => return Err(not_a_file(shown, what)),
+        Existing::File(permissions) => Some(permissions),
+        Existing::Nothing => None,
     };
-    let parent = path
-        .parent()
-        .ok_or_else(|| ToolError::Failed(format!("{shown} has no parent folder")))?;
-    std::fs::create_dir_all(parent).map_err(|err| ToolError::Io {
-        context: format!("creating the folders for {shown}"),
-        source: err,
-    })?;
-    let temp_err = |err| ToolError::Io {
-        context: format!("writing a temporary file next to {shown}"),
-        source: err,
-    };
-    // The mode passed at creation is filtered by the umask, like any new file.
-    let mut temp = tempfile::Builder::new()
-        .prefix(".brood-write-")
-        .suffix(".tmp")
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(parent)
-        .map_err(temp_err)?;
-    temp.write_all(bytes).map_err(temp_err)?;
-    if let Some(permissions) = &existing {
-        temp.as_file()
-            .set_permissions(permissions.clone())
-            .map_err(temp_err)?;
-    }
-    temp.as_file().sync_all().map_err(temp_err)?;
-    // On failure the temporary file is removed when the returned error drops it.
-    temp.persist(path).map_err(|err| ToolError::Io {
+    let existed = permissions.is_some();
+    replace(&dir, &name, bytes, permissions).map_err(|err| ToolError::Io {
         context: format!("replacing {shown}"),
-        source: err.error,
+        source: err,
     })?;
-    Ok(existing.is_some())
+    Ok(existed)
 }

@@ -303,3 +303,85 @@ async fn fifos_and_devices_are_refused_without_blocking() {
         "{device}"
     );
 }
+
+/// A folder swapped for a symlink to outside, as fast as the kernel allows,
+/// while the file tools write, read and edit beneath it: every call lands
+/// inside or fails; nothing is written or read outside.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_symlink_swapped_in_never_leads_a_file_tool_outside() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let fx = Fixture::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "outside").unwrap();
+    std::fs::write(outside.path().join("edit.txt"), "outside").unwrap();
+    fx.write("sub/secret.txt", "inside");
+    fx.write("sub/edit.txt", "inside");
+    std::os::unix::fs::symlink(outside.path(), fx.dir.path().join("swap")).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let stop = stop.clone();
+        let (a, b) = (fx.dir.path().join("sub"), fx.dir.path().join("swap"));
+        std::thread::spawn(move || {
+            let a = std::ffi::CString::new(a.as_os_str().as_encoded_bytes()).unwrap();
+            let b = std::ffi::CString::new(b.as_os_str().as_encoded_bytes()).unwrap();
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                // SAFETY: two NUL-terminated paths; RENAME_EXCHANGE swaps them atomically.
+                let rc = unsafe {
+                    libc::renameat2(
+                        libc::AT_FDCWD,
+                        a.as_ptr(),
+                        libc::AT_FDCWD,
+                        b.as_ptr(),
+                        libc::RENAME_EXCHANGE,
+                    )
+                };
+                assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let (mut wrote, mut refused) = (0, 0);
+    for i in 0..300 {
+        let path = format!("sub/new-{i}.txt");
+        match fx
+            .run(&WriteFileTool, json!({"path": path, "content": "x"}))
+            .await
+        {
+            Ok(_) => wrote += 1,
+            Err(_) => refused += 1,
+        }
+        if let Ok(text) = fx
+            .run(&ReadFileTool, json!({"path": "sub/secret.txt"}))
+            .await
+        {
+            assert!(!text.contains("outside"), "read outside: {text}");
+        }
+        let _ = fx
+            .run(
+                &EditFileTool,
+                json!({"path": "sub/edit.txt", "old_text": "side", "new_text": "side!"}),
+            )
+            .await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    assert!(swaps > 300, "the swap raced the calls ({swaps} swaps)");
+    assert!(
+        wrote > 0 && refused > 0,
+        "both sides were hit: {wrote} written, {refused} refused"
+    );
+    let mut left: Vec<String> = std::fs::read_dir(outside.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["edit.txt", "secret.txt"], "nothing new outside");
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("edit.txt")).unwrap(),
+        "outside",
+        "the file outside was never edited"
+    );
+}
