@@ -84,3 +84,46 @@ fn ctrl_c_twice_quits_even_mid_run() {
     tmux.keys(&["C-c"]);
     tmux.wait_for("brood-exit=0", Duration::from_secs(10));
 }
+
+#[test]
+fn closing_the_terminal_ends_the_trace_interrupted_and_leaves_no_process() {
+    let sb = Sandbox::new();
+    let sleep = common::unique_sleep(40);
+    let script = sb.script(serde_json::json!([
+        {"text": "Waiting.", "tool_calls": [{"name": "bash", "input": {"command": format!("sleep {sleep}")}}]},
+        {"text": "never reached"}
+    ]));
+    let trace = sb.root.path().join("t.jsonl");
+    let tmux = Tmux::shell(&sb, 100, 30);
+    tmux.command(&format!(
+        "brood --provider scripted --script {} --yes --trace {}",
+        script.display(),
+        trace.display()
+    ));
+    tmux.wait_for("ask brood", Duration::from_secs(20));
+    tmux.command("go");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while common::running_with(&sleep) == 0 {
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    tmux.close();
+    let closed = Instant::now();
+    while common::running_with(&sleep) > 0 {
+        assert!(
+            closed.elapsed() < Duration::from_secs(1),
+            "the sleep outlived brood"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // brood writes its last event after the kill; give it a moment to exit.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let types = common::event_types(&trace);
+        if types.last().map(String::as_str) == Some("interrupted") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{types:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -106,6 +106,14 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// Closes the terminal as a window manager would: every process in it
+    /// gets SIGHUP.
+    pub fn close(&self) {
+        self.run(&["kill-server"]);
+    }
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
