@@ -373,3 +373,43 @@ fn no_tool_process_outlives_sigkill() {
     no_process_outlives(libc::SIGKILL, 30, "workspace-write");
     no_process_outlives(libc::SIGKILL, 34, "off");
 }
+
+#[test]
+fn a_child_runs_in_the_same_sandbox() {
+    let sb = Sandbox::new();
+    let sentinel = sb.root.path().join("sentinel");
+    std::fs::write(&sentinel, "keep").unwrap();
+    let trace = sb.root.path().join("t.jsonl");
+    let script = sb.script(json!({"agents": {
+        "main": [
+            {"tool_calls": [{"name": "task", "input": {"prompt": "clean up",
+                "description": "clean up", "subagent_type": "general"}}]},
+            {"text": "done"}
+        ],
+        "sub-1": [
+            {"tool_calls": [{"name": "bash", "input": {"command": "echo gone > ../sentinel"}}]},
+            {"text": "tried"}
+        ]
+    }}));
+    let out = sb.run(&[
+        "run",
+        "--provider",
+        "scripted",
+        "--script",
+        script.to_str().unwrap(),
+        "--yes",
+        "--trace",
+        trace.to_str().unwrap(),
+        "go",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&sentinel).unwrap(), "keep");
+    let child_result = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["type"] == "tool_result" && e["agent"] == "sub-1")
+        .expect("the child's bash result");
+    let content = child_result["content"].as_str().unwrap_or_default();
+    assert!(content.contains("Read-only file system"), "{child_result}");
+}
