@@ -1,6 +1,7 @@
 //! Parsing hot paths: Anthropic and OpenAI SSE streams (MB/s), trace reading
 //! (MB/s and events/s) and shell command classification (commands/s).
 
+use brood::model::drive::EventParser;
 use std::hint::black_box;
 use std::io::Write;
 
@@ -153,7 +154,7 @@ fn sse(c: &mut Criterion) {
             let mut sink = Discard;
             for chunk in openai.chunks(CHUNK) {
                 for event in decoder.push(chunk) {
-                    parser.feed(&event, &mut sink).unwrap();
+                    parser.handle(&event, &mut sink).unwrap();
                 }
             }
             black_box(parser.finish(&req).unwrap())

@@ -2,6 +2,7 @@
 //! text deltas and one final message with usage out. Providers live in submodules.
 
 pub mod anthropic;
+pub mod drive;
 pub mod http;
 pub mod offline;
 pub mod openai;

@@ -6,16 +6,14 @@
 mod request;
 pub mod stream;
 
-use std::time::Duration;
-
 use async_trait::async_trait;
 use bytes::Bytes;
 use reqwest::header::{CONTENT_TYPE, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
 pub use self::stream::StreamParser;
+use super::drive::{EventParser, drive_sse};
 use super::http::{AttemptFailure, BodyStream, HttpConfig, Retrier, check_status, send};
-use super::sse::SseDecoder;
 use super::{Model, ModelError, ModelRequest, ModelResponse, StreamSink};
 
 /// The API version brood speaks; newer versions may change the stream.
@@ -26,7 +24,6 @@ const KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
 /// connection can go back to the pool instead of being torn down. Short: the
 /// reply is complete, and a server that keeps the body open must not hold the
 /// turn up.
-const DRAIN_AFTER_STOP: Duration = Duration::from_millis(250);
 
 /// A client of the Messages API.
 pub struct AnthropicModel {
@@ -93,62 +90,13 @@ impl AnthropicModel {
             _ = cancel.cancelled() => return Err(AttemptFailure::fatal(ModelError::Cancelled)),
             checked = check_status(response, KEY_VARIABLE) => checked?,
         };
-        let mut body = BodyStream::new(response, &self.config);
-        let mut decoder = SseDecoder::new();
+        let body = BodyStream::new(response, &self.config);
         let mut parser = StreamParser::new();
-        loop {
-            let chunk = match body.next(cancel).await {
-                Ok(chunk) => chunk,
-                Err(error) => return Err(stream_failure(error, &parser)),
-            };
-            let Some(chunk) = chunk else {
-                if let Some(event) = decoder.finish() {
-                    parser.handle(&event, sink)?;
-                }
-                break;
-            };
-            let before = parser.progress();
-            for event in decoder.push(&chunk) {
-                parser.handle(&event, sink)?;
-                if parser.is_done() {
-                    break;
-                }
-            }
-            if parser.progress() != before {
-                body.progressed();
-            }
-            if parser.is_done() {
-                let _ = tokio::time::timeout(DRAIN_AFTER_STOP, drain(&mut body, cancel)).await;
-                break;
-            }
-        }
+        drive_sse(body, &mut parser, sink, cancel).await?;
         let output_started = parser.output_started();
         parser
             .finish(estimated_input)
             .map_err(|error| retry_if_nothing_shown(error, output_started))
-    }
-}
-
-/// Reads the rest of a body whose reply is complete; what it says no longer
-/// matters.
-async fn drain(body: &mut BodyStream, cancel: &CancellationToken) {
-    while let Ok(Some(_)) = body.next(cancel).await {}
-}
-
-/// A failure of the body stream. Cancellation and idle timeouts are final (an
-/// idle server is not worth another 90 s); a broken connection is worth a retry
-/// as long as the user has seen nothing of the reply.
-fn stream_failure(error: ModelError, parser: &StreamParser) -> AttemptFailure {
-    match error {
-        ModelError::Stream(_) => retry_if_nothing_shown(error, parser.output_started()),
-        ModelError::Cancelled
-        | ModelError::IdleTimeout { .. }
-        | ModelError::NoResponse { .. }
-        | ModelError::Script(_)
-        | ModelError::Auth { .. }
-        | ModelError::Api { .. }
-        | ModelError::Connect { .. }
-        | ModelError::RetriesExhausted { .. } => AttemptFailure::fatal(error),
     }
 }
 

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::event::Usage;
+use crate::model::drive::{EventParser, Step};
 use crate::model::http::AttemptFailure;
 use crate::model::sse::SseEvent;
 use crate::model::{
@@ -122,29 +123,35 @@ pub struct StreamParser {
     progress: u64,
 }
 
+impl EventParser for StreamParser {
+    fn handle(
+        &mut self,
+        event: &SseEvent,
+        sink: &mut dyn StreamSink,
+    ) -> Result<Step, AttemptFailure> {
+        self.handle_event(event, sink)?;
+        Ok(match self.done {
+            true => Step::Done,
+            false => Step::Continue,
+        })
+    }
+
+    fn progress(&self) -> u64 {
+        self.progress
+    }
+
+    fn output_started(&self) -> bool {
+        self.output_started
+    }
+}
+
 impl StreamParser {
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Whether `message_stop` arrived.
-    pub fn is_done(&self) -> bool {
-        self.done
-    }
-
-    /// How many events carrying the reply arrived (see the field).
-    pub fn progress(&self) -> u64 {
-        self.progress
-    }
-
-    /// Whether the user may have seen part of this reply (see the field).
-    pub fn output_started(&self) -> bool {
-        self.output_started
-    }
-
-    /// Handles one event. Text deltas go to `sink` at once. A failure says
-    /// whether the request is worth repeating.
-    pub fn handle(
+    /// Handles one event (see [`EventParser::handle`]).
+    fn handle_event(
         &mut self,
         event: &SseEvent,
         sink: &mut dyn StreamSink,

@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::model::drive::{EventParser, Step};
 use crate::model::http::RetryHint;
 
 #[derive(Default)]
@@ -88,13 +89,19 @@ fn error_event(kind: &str, message: &str) -> SseEvent {
     )
 }
 
-/// Feeds every event; panics on the first failure.
+/// Feeds every event; panics on the first failure, and unless the reply is
+/// done exactly at `message_stop`.
 fn run(events: &[SseEvent]) -> (StreamParser, Collect) {
     let mut parser = StreamParser::new();
     let mut sink = Collect::default();
     for event in events {
-        if let Err(f) = parser.handle(event, &mut sink) {
-            panic!("event {event:?} failed: {}", f.error);
+        match parser.handle(event, &mut sink) {
+            Err(f) => panic!("event {event:?} failed: {}", f.error),
+            Ok(step) => assert_eq!(
+                step == Step::Done,
+                event.data.contains("\"message_stop\""),
+                "{event:?}"
+            ),
         }
     }
     (parser, sink)
@@ -129,7 +136,6 @@ fn text_deltas_reach_the_sink_in_order_and_make_the_message() {
         message_stop(),
     ]);
     assert_eq!(sink.deltas, ["héllo ", "✓ 世界"]);
-    assert!(parser.is_done());
     let response = parser.finish(0).unwrap();
     assert_eq!(response.message.role, Role::Assistant);
     assert_eq!(

@@ -9,11 +9,11 @@ pub mod stream;
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
+use super::drive::drive_sse;
 use super::http::{self, AttemptFailure, BodyStream, HttpConfig, Retrier};
-use super::sse::SseDecoder;
 use super::{Model, ModelError, ModelRequest, ModelResponse, StreamSink};
 use request::TokenLimit;
-use stream::{Step, StreamParser};
+use stream::StreamParser;
 
 /// The variable a refused key points the user to.
 const KEY_VARIABLE: &str = "OPENAI_API_KEY";
@@ -60,52 +60,10 @@ impl OpenAiModel {
         }
         let response = http::send(builder, &self.url, self.config.header_timeout, cancel).await?;
         let response = http::check_status(response, KEY_VARIABLE).await?;
-        let mut bytes = BodyStream::new(response, &self.config);
-        let mut decoder = SseDecoder::new();
+        let body = BodyStream::new(response, &self.config);
         let mut parser = StreamParser::new();
-        loop {
-            let chunk = match bytes.next(cancel).await {
-                Ok(chunk) => chunk,
-                Err(error) => return Err(transport_failure(error, &parser)),
-            };
-            let Some(chunk) = chunk else {
-                if let Some(event) = decoder.finish() {
-                    parser.feed(&event, sink)?;
-                }
-                return Ok(parser.finish(request)?);
-            };
-            let before = parser.progress();
-            for event in decoder.push(&chunk) {
-                if parser.feed(&event, sink)? == Step::Done {
-                    // Dropping the body here closes or returns the connection;
-                    // whatever a server sends after `[DONE]` is not ours to wait for.
-                    return Ok(parser.finish(request)?);
-                }
-            }
-            if parser.progress() != before {
-                bytes.progressed();
-            }
-        }
-    }
-}
-
-/// A failure while reading the body. A broken connection before any output is
-/// worth another try; a silent server (the idle timeout already waited long), an
-/// interrupt, or a break after output had started are final.
-fn transport_failure(error: ModelError, parser: &StreamParser) -> AttemptFailure {
-    match error {
-        ModelError::Stream(_) if !parser.output_started() => AttemptFailure::retryable(error, None),
-        ModelError::Stream(message) => AttemptFailure::fatal(ModelError::Stream(format!(
-            "{message} (after output had started)"
-        ))),
-        ModelError::Script(_)
-        | ModelError::Cancelled
-        | ModelError::Auth { .. }
-        | ModelError::Api { .. }
-        | ModelError::Connect { .. }
-        | ModelError::IdleTimeout { .. }
-        | ModelError::NoResponse { .. }
-        | ModelError::RetriesExhausted { .. } => AttemptFailure::fatal(error),
+        drive_sse(body, &mut parser, sink, cancel).await?;
+        Ok(parser.finish(request)?)
     }
 }
 

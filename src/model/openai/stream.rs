@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::Value;
 
 use crate::event::Usage;
+use crate::model::drive::{EventParser, Step};
 use crate::model::http::{AttemptFailure, retryable_status};
 use crate::model::sse::SseEvent;
 use crate::model::{
@@ -24,15 +25,6 @@ use crate::model::{
 /// Ids for calls a server sent without one; process-wide so that two responses in
 /// one conversation never hand the model the same id twice.
 static GENERATED_IDS: AtomicU64 = AtomicU64::new(1);
-
-/// What the caller should do after an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// Keep reading.
-    Continue,
-    /// `[DONE]` arrived: stop reading and call [`StreamParser::finish`].
-    Done,
-}
 
 /// One tool call being assembled from fragments.
 #[derive(Debug, Default)]
@@ -59,24 +51,34 @@ pub struct StreamParser {
     progress: u64,
 }
 
-impl StreamParser {
-    pub fn new() -> Self {
-        Self::default()
+impl EventParser for StreamParser {
+    fn handle(
+        &mut self,
+        event: &SseEvent,
+        sink: &mut dyn StreamSink,
+    ) -> Result<Step, AttemptFailure> {
+        self.feed(event, sink)
     }
 
-    /// How many pieces of the reply arrived (see the field).
-    pub fn progress(&self) -> u64 {
+    /// Pieces of the reply that arrived (see the field).
+    fn progress(&self) -> u64 {
         self.progress
     }
 
     /// Whether anything the model produced has arrived: after that a retry would
     /// repeat visible text, so failures are final.
-    pub fn output_started(&self) -> bool {
+    fn output_started(&self) -> bool {
         !self.text.is_empty() || !self.calls.is_empty()
     }
+}
 
-    /// Feeds one SSE event. Text goes to `sink` right away.
-    pub fn feed(
+impl StreamParser {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds one SSE event (see [`EventParser::handle`]); `[DONE]` ends it.
+    fn feed(
         &mut self,
         event: &SseEvent,
         sink: &mut dyn StreamSink,

@@ -2,8 +2,9 @@
 
 use serde_json::{Value, json};
 
-use super::stream::{Step, StreamParser, parse_arguments};
+use super::stream::{StreamParser, parse_arguments};
 use crate::event::{AgentId, Usage};
+use crate::model::drive::{EventParser, Step};
 use crate::model::http::RetryHint;
 use crate::model::sse::SseEvent;
 use crate::model::{
@@ -56,7 +57,7 @@ fn run(events: Vec<SseEvent>) -> (Result<ModelResponse, ModelError>, Vec<String>
     let mut parser = StreamParser::new();
     let mut sink = Collect::default();
     for event in &events {
-        match parser.feed(event, &mut sink) {
+        match parser.handle(event, &mut sink) {
             Ok(Step::Continue) => {}
             Ok(Step::Done) => break,
             Err(failure) => return (Err(failure.error), sink.0),
@@ -238,7 +239,7 @@ fn malformed_json_fails_cleanly() {
         event: None,
         data: "{\"choices\": [".into(),
     };
-    let failure = parser.feed(&event, &mut Collect::default()).unwrap_err();
+    let failure = parser.handle(&event, &mut Collect::default()).unwrap_err();
     assert_eq!(failure.retry, RetryHint::Never);
     assert!(matches!(failure.error, ModelError::Stream(m) if m.contains("not valid JSON")));
 }
@@ -250,7 +251,7 @@ fn error_objects_are_retryable_only_when_transient_and_before_output() {
         let mut sink = Collect::default();
         events
             .iter()
-            .map(|e| parser.feed(e, &mut sink))
+            .map(|e| parser.handle(e, &mut sink))
             .find_map(Result::err)
             .unwrap()
     };
