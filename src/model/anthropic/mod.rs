@@ -20,10 +20,6 @@ use super::{Model, ModelError, ModelRequest, ModelResponse, StreamSink};
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Where the key comes from, named in authentication errors.
 const KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
-/// How long to wait for the end of the body after `message_stop`, so the
-/// connection can go back to the pool instead of being torn down. Short: the
-/// reply is complete, and a server that keeps the body open must not hold the
-/// turn up.
 
 /// A client of the Messages API.
 pub struct AnthropicModel {
