@@ -486,3 +486,11 @@ pub(super) fn script_names(script: &Script, out: &mut Vec<String>) {
 #[cfg(test)]
 #[path = "command_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "fail_closed_tests.rs"]
+mod fail_closed_tests;
+
+#[cfg(test)]
+#[path = "fail_closed_effects_tests.rs"]
+mod fail_closed_effects_tests;
