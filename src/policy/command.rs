@@ -7,10 +7,20 @@
 //! and `find -exec`, and the command behind wrappers such as `env`, `nohup`,
 //! `timeout` or `xargs`. Each command the walk arrives at is checked by the
 //! rules in [`super::rules`]; the most severe finding decides.
+//!
+//! The walk fails closed: a command word the shell would still change (`$RM`,
+//! `$(…)`, `r[m]`, `{rm,x}`, an empty string) cannot be checked, so it asks;
+//! and since it may expand to nothing, the words after it are checked as the
+//! command too, so `$x rm -rf /` is still denied.
+
+use std::collections::HashMap;
 
 use super::Verdict;
-use super::shell::{self, Command, RedirOp, Redirect, Script, SimpleCommand, Word};
-use super::wrappers::{Unwrap, unwrap};
+pub(crate) use super::analysis::{Analysis, Finding, Waiver};
+use super::cwd::Cwd;
+use super::prefix::prefix_words;
+use super::shell::{self, Command, Expansion, Redirect, Script, SimpleCommand, Word};
+use super::wrappers::{Unwrap, peel};
 use crate::event::Decision;
 
 /// How deeply the walk may descend through nested scripts (substitutions,
@@ -21,6 +31,13 @@ const MAX_WALK_DEPTH: usize = 256;
 /// How many times a line may hand a script string to another shell (`bash -c
 /// "eval '…'"`) before the walk stops and asks.
 const MAX_NESTING: usize = 8;
+
+/// How many times one line may have a variable it set replaced into a command
+/// word (`RM=rm; $RM x`); a bound on hostile lines, not on real ones.
+const MAX_SUBSTITUTIONS: usize = 32;
+
+/// How many function definitions the fork-bomb check follows.
+const MAX_FUNCTIONS: usize = 64;
 
 /// Decides whether a bash command may run without asking.
 pub fn classify_command(command: &str) -> Verdict {
@@ -38,93 +55,13 @@ pub fn command_prefix(command: &str) -> String {
         .findings
         .iter()
         .filter(|f| f.decision != Decision::Allow)
-        .find_map(|f| f.words.as_deref());
+        .find_map(|f| match &f.waiver {
+            Waiver::Prefix(words) => Some(words.as_slice()),
+            Waiver::NewFile(_) | Waiver::Never => None,
+        });
     match flagged.or(analysis.first.as_deref()) {
         Some(words) => prefix_words(words).join(" "),
         None => command.split_whitespace().next().unwrap_or("").to_string(),
-    }
-}
-
-/// One thing the walk found.
-#[derive(Debug, Clone)]
-pub(crate) struct Finding {
-    pub decision: Decision,
-    pub reason: String,
-    /// The command (after wrappers) the finding is about, when a session
-    /// approval of its prefix may cover it; `None` for findings no prefix should
-    /// ever waive (parse failures, redirections, pipes into shells).
-    pub words: Option<Vec<String>>,
-}
-
-/// Everything found in one command line.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Analysis {
-    pub findings: Vec<Finding>,
-    /// The first command the line runs, for [`command_prefix`].
-    pub first: Option<Vec<String>>,
-    /// Where each `cd`/`pushd`/`popd` of the line goes: the target as
-    /// written, or `None` when it has none (home, the stack) or one built from
-    /// expansions. Paths after one no longer resolve from the workspace root.
-    pub dir_changes: Vec<Option<String>>,
-}
-
-impl Analysis {
-    /// The verdict once the session's approved prefixes (each split into words)
-    /// have waived the `ask` findings they cover. A `deny` is never waived.
-    pub(crate) fn verdict(&self, approved: &[Vec<String>]) -> Verdict {
-        self.verdict_within(approved, &|_| true)
-    }
-
-    /// Like [`Analysis::verdict`], where a session approval of a prefix waives
-    /// a command only while every path it names is one `inside` accepts: "allow
-    /// `rm` for the session" after `rm junk.txt` does not let `rm -rf ../x`
-    /// run. An argument brood cannot read as a plain path (`~`, `$HOME`, a
-    /// backquote) is taken as outside, so that command asks again.
-    pub(crate) fn verdict_within(
-        &self,
-        approved: &[Vec<String>],
-        inside: &dyn Fn(&str) -> bool,
-    ) -> Verdict {
-        let mut worst = Decision::Allow;
-        let mut reasons: Vec<&str> = Vec::new();
-        let mut waived: Vec<String> = Vec::new();
-        for finding in &self.findings {
-            if finding.decision == Decision::Ask
-                && let Some(words) = &finding.words
-                && let Some(prefix) = approved.iter().find(|p| prefix_covers(p, words))
-                && paths_inside(prefix, words, inside)
-            {
-                waived.push(prefix.join(" "));
-                continue;
-            }
-            if severity(finding.decision) > severity(worst) {
-                worst = finding.decision;
-                reasons.clear();
-            }
-            if finding.decision == worst && !reasons.contains(&finding.reason.as_str()) {
-                reasons.push(&finding.reason);
-            }
-        }
-        let reason = match worst {
-            Decision::Allow if waived.is_empty() => "no destructive command found".to_string(),
-            Decision::Allow => {
-                waived.dedup();
-                format!("approved for this session: {}", waived.join(", "))
-            }
-            Decision::Ask | Decision::Deny => reasons.join("; "),
-        };
-        Verdict {
-            decision: worst,
-            reason,
-        }
-    }
-}
-
-fn severity(decision: Decision) -> u8 {
-    match decision {
-        Decision::Allow => 0,
-        Decision::Ask => 1,
-        Decision::Deny => 2,
     }
 }
 
@@ -148,99 +85,39 @@ pub(crate) fn command_name(word: &str) -> String {
     }
 }
 
-/// Tools whose first argument is a subcommand worth naming in a prefix.
-const SUBCOMMAND_TOOLS: &[&str] = &[
-    "git",
-    "cargo",
-    "npm",
-    "pnpm",
-    "yarn",
-    "bun",
-    "deno",
-    "docker",
-    "podman",
-    "kubectl",
-    "helm",
-    "go",
-    "pip",
-    "pip3",
-    "uv",
-    "poetry",
-    "terraform",
-    "systemctl",
-    "gh",
-    "apt",
-    "apt-get",
-    "brew",
-    "make",
-    "gem",
-    "twine",
-    "dotnet",
-];
-
-/// `[name, subcommand]` or `[name]` (see [`command_prefix`]).
-fn prefix_words(words: &[String]) -> Vec<String> {
-    let normal = normalized(words);
-    let take = match normal.first() {
-        Some(name) if SUBCOMMAND_TOOLS.contains(&name.as_str()) => 2,
-        _ => 1,
-    };
-    normal.into_iter().take(take).collect()
-}
-
-/// The command as a prefix is compared with it: the command name, then (for
-/// tools with subcommands) the subcommand with the options before it dropped,
-/// then the remaining arguments.
-fn normalized(words: &[String]) -> Vec<String> {
-    let Some((first, args)) = words.split_first() else {
-        return Vec::new();
-    };
-    let name = command_name(first);
-    let mut out = vec![name.clone()];
-    if name == "git" {
-        if let Some((sub, rest)) = super::rules::git_subcommand(args) {
-            out.push(sub);
-            out.extend(rest.iter().cloned());
-        }
-        return out;
-    }
-    if SUBCOMMAND_TOOLS.contains(&name.as_str())
-        && let Some(i) = args.iter().position(|a| !a.starts_with('-'))
-    {
-        out.push(args[i].clone());
-        out.extend(args[i + 1..].iter().cloned());
-        return out;
-    }
-    out.extend(args.iter().cloned());
-    out
-}
-
-/// Whether the approved `prefix` covers the command `words`, word by word.
-fn prefix_covers(prefix: &[String], words: &[String]) -> bool {
-    let Some((first, rest)) = prefix.split_first() else {
-        return false;
-    };
-    let words = normalized(words);
-    words.len() > rest.len()
-        && words[0] == command_name(first)
-        && rest.iter().zip(&words[1..]).all(|(p, w)| p == w)
-}
-
-/// Whether every path argument of `words` after the `prefix` words is one
-/// `inside` accepts. Flags are not paths, but the value of `--flag=value` is.
-fn paths_inside(prefix: &[String], words: &[String], inside: &dyn Fn(&str) -> bool) -> bool {
-    let words = normalized(words);
-    words.iter().skip(prefix.len()).all(|word| {
-        let path = match word.strip_prefix('-') {
-            Some(flag) => match flag.split_once('=') {
-                Some((_, value)) => value,
-                None => return true,
-            },
-            None => word.as_str(),
+/// Why a command word cannot be taken at its word, as a reason names it; `None`
+/// when it is plain text. Empty counts: `"" rm x` runs `rm x` in some shells
+/// and nothing in others, so the word after it must be checked too.
+pub(super) fn unresolved(word: &Word, what: &str) -> Option<String> {
+    if let Some(kind) = word.expansions.first() {
+        let shown = show_word(&word.text);
+        let made = match kind {
+            Expansion::Glob | Expansion::Brace => "is",
+            Expansion::Parameter
+            | Expansion::Command
+            | Expansion::Arithmetic
+            | Expansion::Process => "comes from",
         };
-        let unreadable = path.starts_with('~') || path.contains(['$', '`']);
-        !unreadable && inside(path)
-    })
+        return Some(format!(
+            "{what} `{shown}` {made} {}, so it cannot be checked",
+            kind.describe()
+        ));
+    }
+    if word.text.is_empty() {
+        return Some(format!(
+            "{what} is an empty string, so the words after it cannot be trusted"
+        ));
+    }
+    None
+}
+
+/// A word for a reason, shortened when long.
+pub(super) fn show_word(text: &str) -> String {
+    if text.chars().count() > 60 {
+        format!("{}…", text.chars().take(59).collect::<String>())
+    } else {
+        text.to_string()
+    }
 }
 
 /// Where a command's input comes from, for the rules about feeding shells.
@@ -252,6 +129,9 @@ pub(super) struct Input<'a> {
     pub download: Option<&'a str>,
     /// The command's redirections (here-documents and here-strings).
     pub redirects: &'a [Redirect],
+    /// The command gets arguments no one can see (`xargs cp`, `find -exec
+    /// mv`): the wrapper that supplies them.
+    pub fed: Option<&'static str>,
 }
 
 /// Collects findings while visiting every command of a line.
@@ -259,17 +139,44 @@ pub(super) struct Input<'a> {
 pub(super) struct Walker {
     pub findings: Vec<Finding>,
     first: Option<Vec<String>>,
-    dir_changes: Vec<Option<String>>,
+    pub dir_changes: Vec<Option<String>>,
     nesting: usize,
     depth: usize,
+    /// Where the command being checked runs.
+    pub cwd: Cwd,
+    /// Variables the line set to plain text (`RM=rm`), so `$RM x` can be
+    /// checked as `rm x` as well.
+    pub vars: HashMap<String, String>,
+    substitutions: usize,
+    /// Functions the line defines, for the fork-bomb check.
+    pub functions: Vec<(String, Command)>,
+    /// Files the line writes, so running one of them later in the line
+    /// (`echo 'rm x' > s.sh; sh s.sh`) asks: its text was never checked.
+    pub wrote: Vec<String>,
 }
 
 impl Walker {
+    /// A finding about the command `words` (a prefix approval may waive it),
+    /// or, with `None`, one nothing waives.
     pub(super) fn add(&mut self, decision: Decision, reason: String, words: Option<&[Word]>) {
+        let waiver = match words {
+            Some(words) => Waiver::Prefix(texts(words)),
+            None => Waiver::Never,
+        };
         self.findings.push(Finding {
             decision,
             reason,
-            words: words.map(texts),
+            waiver,
+        });
+    }
+
+    /// The line would empty the file `path` (`> f`, `tee f`); asks unless no
+    /// file is there yet.
+    pub(super) fn empties(&mut self, path: &str, reason: String) {
+        self.findings.push(Finding {
+            decision: Decision::Ask,
+            reason,
+            waiver: Waiver::NewFile(path.to_string()),
         });
     }
 
@@ -300,6 +207,25 @@ impl Walker {
         }
     }
 
+    /// Like [`Walker::source`] for a script that is one shell word (`bash -c
+    /// "…"`, `trap '…' EXIT`): when the outer shell expands parts of it first,
+    /// the inner shell parses text no one has seen, so it asks; the text as
+    /// written is still walked, so what is visible is still judged.
+    pub(super) fn source_word(&mut self, word: &Word, origin: &str) {
+        if let Some(kind) = word.expansions.first() {
+            self.add(
+                Decision::Ask,
+                format!(
+                    "{origin} is built from {} (`{}`), so what runs cannot be checked",
+                    kind.describe(),
+                    show_word(&word.text)
+                ),
+                None,
+            );
+        }
+        self.source(&word.text, Some(origin));
+    }
+
     pub(super) fn script(&mut self, script: &Script) {
         if self.depth >= MAX_WALK_DEPTH {
             self.add(
@@ -322,7 +248,7 @@ impl Walker {
                     let input = Input {
                         piped: i > 0,
                         download: download.as_deref(),
-                        redirects: &[],
+                        ..Input::default()
                     };
                     self.command(command, input);
                     if let Some(name) = downloader_in(command) {
@@ -340,18 +266,7 @@ impl Walker {
                 self.redirects(redirects);
                 self.script(body);
             }
-            Command::Function { name, body } => {
-                if calls_itself_forking(name, body, false) {
-                    self.add(
-                        Decision::Deny,
-                        format!(
-                            "fork bomb: function `{name}` calls itself in a pipe or in the background"
-                        ),
-                        None,
-                    );
-                }
-                self.command(body, Input::default());
-            }
+            Command::Function { name, body } => self.function(name, body),
             Command::Case {
                 subject,
                 patterns,
@@ -370,24 +285,53 @@ impl Walker {
         }
     }
 
+    /// A function definition asks (the name now runs its body, wherever it is
+    /// called); one that calls itself forking, directly or through the other
+    /// functions of the line, is a fork bomb.
+    fn function(&mut self, name: &str, body: &Command) {
+        self.add(
+            Decision::Ask,
+            format!("defines the shell function `{name}`, which changes what `{name}` runs"),
+            None,
+        );
+        self.functions.retain(|(n, _)| n != name);
+        if self.functions.len() < MAX_FUNCTIONS {
+            self.functions.push((name.to_string(), body.clone()));
+        }
+        let bombs: Vec<String> = self
+            .functions
+            .iter()
+            .filter(|(n, b)| super::forkbomb::forks_itself(n, b, &self.functions))
+            .map(|(n, _)| n.clone())
+            .collect();
+        for bomb in bombs {
+            self.add(
+                Decision::Deny,
+                format!("fork bomb: function `{bomb}` calls itself in a pipe or in the background"),
+                None,
+            );
+        }
+        self.command(body, Input::default());
+    }
+
     fn simple(&mut self, cmd: &SimpleCommand, input: Input<'_>) {
-        if let Unwrap::At(i) = unwrap(&cmd.words) {
+        if let Unwrap::At(i) = peel(&cmd.words).0 {
+            // `env NAME=value cmd`: the wrappers' assignments count too.
+            for word in cmd.words[..i].iter().filter(|w| w.text.contains('=')) {
+                self.assignment(word, false);
+            }
             if self.first.is_none() {
                 self.first = Some(texts(&cmd.words[i..]));
             }
             let name = command_name(&cmd.words[i].text);
             if ["cd", "pushd", "popd"].contains(&name.as_str()) {
-                let target = cmd.words[i + 1..]
-                    .iter()
-                    .find(|w| !w.text.starts_with('-'))
-                    .filter(|w| name != "popd" && w.subs.is_empty())
-                    .map(|w| w.text.clone());
-                self.dir_changes.push(target);
+                self.change_dir(&name, &cmd.words[i + 1..]);
             }
         }
         for word in cmd.assignments.iter().chain(&cmd.words) {
             self.word_subs(word);
         }
+        self.assignments(&cmd.assignments, cmd.words.is_empty());
         self.redirects(&cmd.redirects);
         let input = Input {
             redirects: &cmd.redirects,
@@ -403,73 +347,89 @@ impl Walker {
         }
     }
 
-    fn redirects(&mut self, redirects: &[Redirect]) {
-        for redirect in redirects {
-            self.word_subs(&redirect.target);
-            if let Some(doc) = &redirect.heredoc {
-                for sub in &doc.subs {
-                    self.script(sub);
-                }
-            }
-            let target = redirect.target.text.as_str();
-            let writes = match redirect.op {
-                RedirOp::Out
-                | RedirOp::Append
-                | RedirOp::Clobber
-                | RedirOp::ReadWrite
-                | RedirOp::OutBoth
-                | RedirOp::AppendBoth => true,
-                // `>&2` duplicates a descriptor; `>& file` writes a file.
-                RedirOp::DupOut => !target
-                    .trim_end_matches('-')
-                    .chars()
-                    .all(|c| c.is_ascii_digit()),
-                RedirOp::In
-                | RedirOp::DupIn
-                | RedirOp::HereDoc
-                | RedirOp::HereDocStrip
-                | RedirOp::HereString => false,
+    /// Runs the command `words` (after its wrappers) through the rules. A
+    /// command word that cannot be read as text asks, and the words after it
+    /// are checked as the command as well, since it may expand to nothing.
+    pub(super) fn run(&mut self, words: &[Word], input: Input<'_>) {
+        let mut words = words;
+        let mut flagged = false;
+        loop {
+            let (found, via) = peel(words);
+            let input = Input {
+                fed: via.fed.or(input.fed),
+                ..input
             };
-            if writes && let Some((decision, why)) = super::paths::write_target(target) {
-                let fd = redirect.fd.map(|n| n.to_string()).unwrap_or_default();
-                let op = redirect.op.as_str();
-                self.add(decision, format!("`{fd}{op} {target}` {why}"), None);
+            match found {
+                Unwrap::At(i) => {
+                    if let Some(wrapper) = via.exec {
+                        self.add(
+                            Decision::Ask,
+                            format!(
+                                "`{wrapper}` replaces the shell with `{}`",
+                                show_word(&words[i].text)
+                            ),
+                            None,
+                        );
+                    }
+                    let word = &words[i];
+                    let Some(why) = unresolved(word, "the command name") else {
+                        if word.text.contains('/') {
+                            self.runs_written(&word.text, "the line");
+                        }
+                        self.rules(&words[i..], input);
+                        return;
+                    };
+                    if !flagged {
+                        self.add(Decision::Ask, why, None);
+                        flagged = true;
+                        self.substitute(word, &words[i + 1..], input);
+                    }
+                    words = &words[i + 1..];
+                }
+                Unwrap::Script(script) => {
+                    if let Some(word) = script.built_from {
+                        self.source_word(&word, script.origin);
+                    } else {
+                        self.source(&script.text, Some(script.origin));
+                    }
+                    return;
+                }
+                Unwrap::Nothing => return,
             }
         }
     }
 
-    /// Runs the command `words` (after its wrappers) through the rules.
-    pub(super) fn run(&mut self, words: &[Word], input: Input<'_>) {
-        match unwrap(words) {
-            Unwrap::At(i) => {
-                if computed_name(&words[i]) {
-                    self.add(
-                        Decision::Ask,
-                        format!(
-                            "the command name `{}` comes from a command substitution and cannot be checked",
-                            words[i].text
-                        ),
-                        None,
-                    );
-                }
-                self.rules(&words[i..], input);
-            }
-            Unwrap::Script(text, origin) => self.source(&text, Some(origin)),
-            Unwrap::Nothing => {}
+    /// `$RM x` after `RM=rm` in the same line: checks `rm x` too.
+    fn substitute(&mut self, word: &Word, rest: &[Word], input: Input<'_>) {
+        if self.substitutions >= MAX_SUBSTITUTIONS {
+            return;
         }
+        let Some(value) = known_variable(word).and_then(|name| self.vars.get(name)) else {
+            return;
+        };
+        let mut words: Vec<Word> = value.split_whitespace().map(Word::plain).collect();
+        if words.is_empty() {
+            return;
+        }
+        self.substitutions += 1;
+        words.extend(rest.iter().cloned());
+        self.run(&words, input);
     }
 }
 
-/// Whether a command word's name (after its last `/`) is made by a command
-/// substitution, `$(echo rm) x`, so no rule can see which command runs. A
-/// computed directory with a literal name, `$(git rev-parse --show-toplevel)/x.sh`,
-/// is fine; so is `$VAR`, which is too common to ask about.
-fn computed_name(word: &Word) -> bool {
-    if word.subs.is_empty() {
-        return false;
+/// `NAME` when `word` is exactly `$NAME` or `${NAME}` (quoted or not).
+fn known_variable(word: &Word) -> Option<&str> {
+    if word.expansions != [Expansion::Parameter] {
+        return None;
     }
-    let after_sub = word.text.rfind([')', '`']).map_or(0, |i| i + 1);
-    !word.text[after_sub..].contains('/')
+    let name = word
+        .text
+        .strip_prefix("${")
+        .and_then(|t| t.strip_suffix('}'))
+        .or_else(|| word.text.strip_prefix('$'))?;
+    shell::is_assignment_name(name)
+        .then_some(name)
+        .filter(|n| !n.contains(['[', '+']))
 }
 
 /// The plain text of words.
@@ -491,7 +451,7 @@ fn downloader_in(command: &Command) -> Option<String> {
 pub(super) fn command_names(command: &Command, out: &mut Vec<String>) {
     match command {
         Command::Simple(cmd) => {
-            if let Unwrap::At(i) = unwrap(&cmd.words) {
+            if let Unwrap::At(i) = peel(&cmd.words).0 {
                 out.push(command_name(&cmd.words[i].text));
             }
         }
@@ -523,29 +483,14 @@ pub(super) fn script_names(script: &Script, out: &mut Vec<String>) {
     }
 }
 
-/// Whether the body of function `name` calls `name` in a pipeline or in the
-/// background, which multiplies processes without bound: `:(){ :|:& };:`.
-fn calls_itself_forking(name: &str, command: &Command, forking: bool) -> bool {
-    let in_script = |script: &Script, forking: bool| {
-        script.items.iter().any(|item| {
-            item.pipelines.iter().any(|p| {
-                let forking = forking || item.background || p.commands.len() > 1;
-                p.commands
-                    .iter()
-                    .any(|c| calls_itself_forking(name, c, forking))
-            })
-        })
-    };
-    match command {
-        Command::Simple(cmd) => {
-            forking && matches!(unwrap(&cmd.words), Unwrap::At(i) if cmd.words[i].text == name)
-        }
-        Command::Subshell { body, .. } | Command::Group { body, .. } => in_script(body, forking),
-        Command::Function { .. } => false,
-        Command::Case { arms, .. } => arms.iter().any(|arm| in_script(arm, forking)),
-    }
-}
-
 #[cfg(test)]
 #[path = "command_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "fail_closed_tests.rs"]
+mod fail_closed_tests;
+
+#[cfg(test)]
+#[path = "fail_closed_effects_tests.rs"]
+mod fail_closed_effects_tests;

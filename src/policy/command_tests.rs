@@ -245,13 +245,11 @@ const SAFE: &[&str] = &[
     "git rm --cached x",
     "git rm -r --cached build",
     "npm run format",
-    "python3 -c \"print(1)\"",
     "FOO=rm ls",
     "printf '%s\\n' rm",
     "docker run --rm img",
     "cargo build --release",
     "rg -n 'rm -rf'",
-    "echo hi > out.txt",
     "echo x 2>/dev/null",
     "ls | wc -l",
     "make clean",
@@ -266,15 +264,12 @@ const SAFE: &[&str] = &[
     "git clean -n",
     "git branch -d merged",
     "cargo test 2>&1 | tail -5",
-    "echo x > /tmp/out.txt",
     "ls >& /dev/null",
-    "cmd > out.log 2>&1",
     "[[ -f x && $a > $b ]] && echo yes",
     "(( i > 3 )) && echo big",
     "for i in 1 2; do echo $i; done",
     "case $x in a|b) echo a;; *) echo b;; esac",
     "x=$(git rev-parse HEAD)",
-    "cat <<'EOF' > notes.md\nrm -rf /\n$(rm x)\nEOF",
     "echo $'rm\\n'",
     "arr=(rm -rf x); echo ${arr[0]}",
     "command -v rm",
@@ -286,7 +281,6 @@ const SAFE: &[&str] = &[
     "docker ps -a",
     "curl -o file.tgz https://example.com/x.tgz",
     "curl -s https://api | jq .",
-    "sed -i 's/rm/del/' file",
     "cat data.json | python3 -m json.tool",
     "npm publish --dry-run",
     "timeout 5 cargo test",
@@ -301,12 +295,8 @@ const SAFE: &[&str] = &[
     "cat ~/.bashrc",
     "cp src/a.rs /tmp/a.rs",
     "cp build.log /tmp",
-    "\"$(git rev-parse --show-toplevel)/scripts/check.sh\" --fast",
-    "$PYTHON script.py",
     "npx prettier --write .",
     "mv old.txt new.txt",
-    "echo x > \"$OUT\"",
-    "echo x > ${TMPDIR}/out",
 ];
 
 #[test]
@@ -336,6 +326,44 @@ fn safe_commands_are_allowed() {
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// Commands once allowed that the policy now asks about, since it fails
+/// closed (issue 11): inline code, in-place edits, a command name from an
+/// expansion, and a redirection that empties a file. (Through [`Policy`], a
+/// redirection to a file that does not exist yet is still allowed.)
+#[test]
+fn commands_that_fail_closed_now_ask() {
+    let cases = [
+        ("python3 -c \"print(1)\"", "runs code given inline"),
+        (
+            "sed -i 's/rm/del/' file",
+            "`sed -i` rewrites files in place",
+        ),
+        (
+            "\"$(git rev-parse --show-toplevel)/scripts/check.sh\" --fast",
+            "comes from a command substitution, so it cannot be checked",
+        ),
+        ("$PYTHON script.py", "`$PYTHON` comes from a variable"),
+        (
+            "echo hi > out.txt",
+            "`> out.txt` empties out.txt if it exists",
+        ),
+        ("echo x > /tmp/out.txt", "empties /tmp/out.txt"),
+        ("cmd > out.log 2>&1", "`> out.log` empties out.log"),
+        (
+            "cat <<'EOF' > notes.md\nrm -rf /\n$(rm x)\nEOF",
+            "empties notes.md",
+        ),
+        ("echo x > \"$OUT\"", "whose name comes from a variable"),
+        ("echo x > ${TMPDIR}/out", "whose name comes from a variable"),
+        ("eval eval ls", "`eval` runs a string"),
+    ];
+    for (command, fragment) in cases {
+        let v = classify_command(command);
+        assert_eq!(v.decision, Ask, "{command:?}: {v:?}");
+        assert!(v.reason.contains(fragment), "{command:?}: {v:?}");
+    }
 }
 
 #[test]
@@ -391,7 +419,7 @@ fn script_strings_nest_only_so_deep() {
     let v = classify_command(&format!("{}ls", "eval ".repeat(20)));
     assert_eq!(v.decision, Ask);
     assert!(v.reason.contains("too deeply"), "{v:?}");
-    assert_eq!(classify_command("eval eval ls").decision, Allow);
+    assert_eq!(classify_command("bash -c 'bash -c ls'").decision, Allow);
 }
 
 #[test]

@@ -2,8 +2,17 @@
 //! it runs. It knows the workspace boundary (paths are resolved through `..` and
 //! symlinks) and classifies shell commands by parsing them into command words.
 
+mod analysis;
+mod builtins;
 mod command;
+mod cwd;
+mod find;
+mod forkbomb;
+mod git;
+mod interpreters;
 mod paths;
+mod prefix;
+mod redirects;
 mod rules;
 mod shell;
 mod workspace;
@@ -203,7 +212,22 @@ impl Policy {
             true => Vec::new(),
             false => self.prefixes().clone(),
         };
-        analysis.verdict_within(&approved, &|path| self.workspace.resolve(path).inside)
+        // A file the line would empty is no loss if nothing is there yet;
+        // after a `cd` the text no longer tells where a relative path is.
+        let changes_dir = !analysis.dir_changes.is_empty();
+        let missing = |path: &str| {
+            !changes_dir
+                && !path.starts_with('~')
+                && matches!(
+                    std::fs::symlink_metadata(self.workspace.resolve(path).path),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound
+                )
+        };
+        analysis.verdict_within(
+            &approved,
+            &|path| self.workspace.resolve(path).inside,
+            &missing,
+        )
     }
 }
 

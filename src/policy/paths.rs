@@ -63,6 +63,9 @@ fn is_home(path: &str) -> bool {
 /// that is the whole system or the home directory: `/`, `/*`, `/usr`, `~`,
 /// `$HOME`.
 pub(super) fn catastrophic_target(target: &str) -> Option<String> {
+    if let Some(what) = above_home(target) {
+        return Some(what);
+    }
     let mut t = target;
     while let Some(shorter) = t
         .strip_suffix("/*")
@@ -132,4 +135,87 @@ pub(super) fn write_target(path: &str) -> Option<(Decision, String)> {
         Decision::Ask,
         format!("writes to {normal}, outside the workspace and temp directories"),
     ))
+}
+
+/// `~/..`, `$HOME/../..`, `~root/..`: a path that climbs out of a home
+/// folder reaches the folder of every user's home, or the root.
+fn above_home(target: &str) -> Option<String> {
+    let (home, rest) = match target.split_once('/') {
+        Some((home, rest)) => (home, rest),
+        None => return None,
+    };
+    let is_home = home.starts_with('~') || home == "$HOME" || home == "${HOME}";
+    if !is_home {
+        return None;
+    }
+    let mut depth: i64 = 0;
+    for part in rest.split('/') {
+        match part {
+            "" | "." | "*" => {}
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return Some(format!("the folder above the home directory ({target})"));
+        }
+    }
+    None
+}
+
+/// Devices writing to which destroys nothing: truncating them is no loss.
+pub(super) fn is_sink(path: &str) -> bool {
+    SAFE_FILES.contains(&path)
+        || ["/dev/fd/", "/proc/self/fd/"].iter().any(|d| {
+            path.strip_prefix(d)
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+        })
+}
+
+/// A source that copies as an empty file: `cp /dev/null f` empties `f`.
+pub(super) fn emptied_target(path: &str) -> bool {
+    path == "/dev/null" || path == "/dev/zero"
+}
+
+/// `path` with its variables (but `$HOME`) taken as empty, as the shell
+/// leaves them when unset: `$dir/` is `/`. `None` when it has none.
+pub(super) fn without_variables(path: &str) -> Option<String> {
+    let chars: Vec<char> = path.chars().collect();
+    let mut out = String::new();
+    let mut changed = false;
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '$' {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let rest: String = chars[i..].iter().collect();
+        if rest.starts_with("$HOME") || rest.starts_with("${HOME}") {
+            out.push('$');
+            i += 1;
+            continue;
+        }
+        let len = match chars.get(i + 1) {
+            Some('{') => chars[i..].iter().position(|c| *c == '}').map(|p| p + 1),
+            Some(c) if c.is_ascii_alphabetic() || *c == '_' => Some(
+                1 + chars[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
+                    .count(),
+            ),
+            Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(*c) => Some(2),
+            _ => None,
+        };
+        match len {
+            Some(len) => {
+                changed = true;
+                i += len;
+            }
+            None => {
+                out.push('$');
+                i += 1;
+            }
+        }
+    }
+    changed.then_some(out)
 }

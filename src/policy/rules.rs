@@ -6,19 +6,20 @@
 //! machine, fork bombs); ask for what destroys work that may be wanted (deleting
 //! files, discarding git changes, rewriting remote history, publishing).
 
-use super::command::{Input, Walker, command_name, script_names};
-use super::paths::{catastrophic_target, write_target};
-use super::shell::{RedirOp, Word};
+use super::command::{Input, Walker, command_name};
+use super::paths::{catastrophic_target, emptied_target, write_target};
+use super::shell::Word;
 use crate::event::Decision;
 
 /// Commands that fetch from the network; piped into a shell they run unseen code.
 pub(super) const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "https", "xh"];
 
-const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh", "csh", "tcsh",
+/// Commands that write the files named in their arguments: behind `xargs` or
+/// `find -exec` those names are not in the line, so they cannot be checked.
+const WRITERS: &[&str] = &[
+    "cp", "mv", "install", "ln", "tee", "dd", "truncate", "shred", "sed", "gsed", "perl", "chmod",
+    "chown", "chgrp", "rsync", "rm", "unlink", "rmdir", "patch", "tar", "unzip",
 ];
-
-const INTERPRETERS: &[&str] = &["perl", "ruby", "node", "php", "deno", "bun"];
 
 /// `cmd args…` for a reason, shortened when long.
 fn show(words: &[Word]) -> String {
@@ -35,16 +36,16 @@ fn show(words: &[Word]) -> String {
 }
 
 /// Short options (`-rf`) that contain any of `letters`; `--long` ones never do.
-fn short_has(arg: &str, letters: &[char]) -> bool {
+pub(super) fn short_has(arg: &str, letters: &[char]) -> bool {
     arg.starts_with('-') && !arg.starts_with("--") && arg.len() > 1 && arg.contains(letters)
 }
 
 impl Walker {
-    fn ask(&mut self, words: &[Word], reason: String) {
+    pub(super) fn ask(&mut self, words: &[Word], reason: String) {
         self.add(Decision::Ask, reason, Some(words));
     }
 
-    fn deny(&mut self, words: &[Word], reason: String) {
+    pub(super) fn deny(&mut self, words: &[Word], reason: String) {
         self.add(Decision::Deny, reason, Some(words));
     }
 
@@ -67,6 +68,18 @@ impl Walker {
             .copied()
             .filter(|a| !a.starts_with('-'))
             .collect();
+        if let Some(feeder) = input.fed
+            && WRITERS.contains(&name.as_str())
+        {
+            self.add(
+                Decision::Ask,
+                format!(
+                    "`{feeder} {}` writes to files chosen by its input, which cannot be checked",
+                    show(words)
+                ),
+                None,
+            );
+        }
         match name.as_str() {
             "sudo" | "doas" | "su" | "pkexec" | "run0" => self.deny(
                 words,
@@ -94,20 +107,8 @@ impl Walker {
             n if n.starts_with("mkfs") || n == "mke2fs" || n == "wipefs" => {
                 self.deny(words, format!("`{n}` formats or wipes a filesystem"));
             }
-            "dd" => {
-                for arg in &args {
-                    if let Some(of) = arg.strip_prefix("of=") {
-                        self.written(&format!("dd {arg}"), of);
-                    }
-                }
-                if let Some(arg) = args.iter().find(|a| a.starts_with("if=")) {
-                    self.deny(
-                        words,
-                        format!("`dd {arg}` copies raw data (`dd if=` is denied)"),
-                    );
-                }
-            }
-            "rm" => self.rm(words, &args),
+            "dd" => self.dd(words, &args),
+            "rm" => self.rm(words, rest),
             "rmdir" | "del" | "erase" | "unlink" | "rd" | "rimraf" => {
                 self.ask(words, format!("`{}` deletes files", show(words)));
             }
@@ -124,6 +125,14 @@ impl Walker {
                 if name == "mv" && args.contains(&"/dev/null") {
                     self.ask(words, format!("`{}` destroys the files moved", show(words)));
                 }
+                if name != "mv"
+                    && let Some(source) = positional.iter().find(|a| emptied_target(a))
+                    && let Some(target) = rest.iter().rfind(|w| !w.text.starts_with('-'))
+                    && positional.len() > 1
+                {
+                    let what = format!("`{name} {source} {}`", target.text);
+                    self.truncation(target, &what);
+                }
                 let target = args
                     .iter()
                     .position(|a| *a == "-t")
@@ -139,12 +148,28 @@ impl Walker {
                     });
                 if let Some(target) = target {
                     self.written(&format!("{name} … {target}"), target);
+                    self.wrote(&Word::plain(target));
                 }
             }
             "tee" => {
-                for target in &positional {
-                    self.written(&format!("tee {target}"), target);
+                let appends = args
+                    .iter()
+                    .any(|a| *a == "--append" || short_has(a, &['a']));
+                for target in rest.iter().filter(|w| !w.text.starts_with('-')) {
+                    self.wrote(target);
+                    self.written(&format!("tee {}", target.text), &target.text);
+                    if !appends {
+                        self.truncation(target, &format!("`tee {}`", target.text));
+                    }
                 }
+            }
+            "kill" if kills_everything(&args) => self.deny(
+                words,
+                format!("`{}` signals every process the user can reach", show(words)),
+            ),
+            "killall5" => self.deny(words, "`killall5` signals every process".into()),
+            "pkill" | "killall" if matches_every_name(&args) => {
+                self.deny(words, format!("`{}` kills every process", show(words)))
             }
             "kill" if sends_sigkill(&args) => {
                 self.ask(
@@ -166,43 +191,96 @@ impl Walker {
                 self.ask(words, "`crontab -r` deletes the crontab".into());
             }
             "find" => self.find(words),
-            "eval" => self.source(&args.join(" "), Some("the string given to `eval`")),
-            _ => {}
+            "curl" | "wget" => {
+                let output = rest.windows(2).find(|pair| {
+                    matches!(
+                        pair[0].text.as_str(),
+                        "-o" | "--output" | "-O" | "--output-document"
+                    )
+                });
+                if let Some(pair) = output {
+                    self.wrote(&pair[1]);
+                }
+            }
+            "awk" | "gawk" | "mawk" | "nawk" => self.awk(words, &name),
+            "sed" | "gsed" => self.sed(words, &name),
+            _ => self.builtin(words, &name),
         }
-        let shell = SHELLS.contains(&name.as_str());
-        if shell || name.starts_with("python") || INTERPRETERS.contains(&name.as_str()) {
-            self.interpreter(words, &name, shell, input);
+        self.interpreter(words, &name, input);
+    }
+
+    /// `dd` overwrites its `of=` target: a raw disk is denied, a file asks
+    /// (`dd if=a of=b` copies between files, which is no reason to deny);
+    /// reading a device (`if=/dev/sda`) is denied.
+    fn dd(&mut self, words: &[Word], args: &[&str]) {
+        for arg in args {
+            if let Some(of) = arg.strip_prefix("of=") {
+                self.written(&format!("dd {arg}"), of);
+            }
+        }
+        let device = args.iter().find(|a| {
+            a.strip_prefix("if=")
+                .is_some_and(|f| f.starts_with("/dev/"))
+        });
+        match device {
+            Some(arg) => self.deny(
+                words,
+                format!("`dd {arg}` copies raw data from a device (`dd if=/dev/…` is denied)"),
+            ),
+            None if args.iter().any(|a| a.starts_with("of=")) => self.ask(
+                words,
+                format!("`{}` overwrites the file it writes to", show(words)),
+            ),
+            None => {}
         }
     }
 
-    fn rm(&mut self, words: &[Word], args: &[&str]) {
+    /// `rm` asks; a recursive delete of the whole system or the home folder
+    /// is denied, also where it is reached through the folder the line `cd`ed
+    /// to (`cd / && rm -rf *`) or through a variable that may be empty
+    /// (`rm -rf $dir/`). An option the shell still expands (`rm $opts /`)
+    /// may be `-rf`.
+    fn rm(&mut self, words: &[Word], args: &[Word]) {
         let mut recursive = false;
-        let mut targets = Vec::new();
+        let mut targets: Vec<&Word> = Vec::new();
         let mut options_done = false;
-        for arg in args {
-            if options_done || !arg.starts_with('-') || *arg == "-" {
-                targets.push(*arg);
-            } else if *arg == "--" {
+        for word in args {
+            let arg = word.text.as_str();
+            if word.is_expanded() && arg.starts_with('$') && !options_done {
+                recursive = true;
+                targets.push(word);
+            } else if options_done || !arg.starts_with('-') || arg == "-" {
+                targets.push(word);
+            } else if arg == "--" {
                 options_done = true;
-            } else if *arg == "--no-preserve-root" {
+            } else if arg == "--no-preserve-root" {
                 self.deny(
                     words,
                     "`rm --no-preserve-root` lets rm delete the root filesystem".into(),
                 );
                 return;
-            } else if *arg == "--recursive" || short_has(arg, &['r', 'R']) {
+            } else if arg == "--recursive" || short_has(arg, &['r', 'R']) {
                 recursive = true;
             }
         }
-        if recursive {
-            for target in &targets {
-                if let Some(what) = catastrophic_target(target) {
-                    self.deny(words, format!("`{}` would delete {what}", show(words)));
-                    return;
-                }
-            }
+        if recursive && let Some(what) = targets.iter().find_map(|t| self.catastrophic(t)) {
+            self.deny(words, format!("`{}` would delete {what}", show(words)));
+            return;
         }
         self.ask(words, format!("`{}` deletes files", show(words)));
+    }
+
+    /// What a recursive operation on `target` would take with it when that is
+    /// the whole system or the home folder, read from the folder the command
+    /// runs in, and with its variables taken as empty (`$dir/` is `/`).
+    pub(super) fn catastrophic(&self, target: &Word) -> Option<String> {
+        if let Some(what) = catastrophic_target(&self.in_cwd(&target.text)) {
+            return Some(what);
+        }
+        let emptied = super::paths::without_variables(&target.text)?;
+        let what = catastrophic_target(&self.in_cwd(&emptied))?;
+        let everything = what == "the root filesystem" || what.starts_with("the home directory");
+        everything.then(|| format!("{what} if `{}` is empty", target.text))
     }
 
     fn permissions(&mut self, words: &[Word], name: &str, args: &[&str]) {
@@ -234,7 +312,11 @@ impl Walker {
         let Some((mode, targets)) = positional.split_first() else {
             return;
         };
-        if recursive && let Some(whole) = targets.iter().find_map(|t| catastrophic_target(t)) {
+        if recursive
+            && let Some(whole) = targets
+                .iter()
+                .find_map(|t| catastrophic_target(&self.in_cwd(t)))
+        {
             self.deny(
                 words,
                 format!("`{}` changes the {what} of {whole}", show(words)),
@@ -246,62 +328,6 @@ impl Walker {
             );
         } else if recursive {
             self.ask(words, format!("`{name} -R` changes {what} recursively"));
-        }
-    }
-
-    fn git(&mut self, words: &[Word], args: &[&str]) {
-        let Some((sub, rest)) = git_subcommand(args) else {
-            return;
-        };
-        let has = |flag: &str| rest.contains(&flag);
-        let short = |c: char| rest.iter().any(|a| short_has(a, &[c]));
-        let reason = match sub.as_str() {
-            "push" => rest
-                .iter()
-                .find(|a| {
-                    matches!(
-                        **a,
-                        "--force" | "--mirror" | "--delete" | "--prune" | "--force-if-includes"
-                    ) || a.starts_with("--force-with-lease")
-                        || short_has(a, &['f', 'd'])
-                        || a.starts_with('+')
-                        || (a.starts_with(':') && a.len() > 1)
-                })
-                .map(|flag| {
-                    format!("`git push {flag}` can overwrite or delete history on the remote")
-                }),
-            "reset" if has("--hard") => {
-                Some("`git reset --hard` discards uncommitted changes".into())
-            }
-            "clean" if (has("--force") || short('f')) && !(has("--dry-run") || short('n')) => {
-                Some("`git clean -f` deletes untracked files".into())
-            }
-            "checkout" if has("--") || has(".") || has("--force") || short('f') => Some(
-                "`git checkout` of paths (or with --force) discards uncommitted changes".into(),
-            ),
-            "restore" if !(has("--staged") || short('S')) || has("--worktree") || short('W') => {
-                Some("`git restore` discards uncommitted changes".into())
-            }
-            "switch" if has("--discard-changes") || has("--force") || short('f') => {
-                Some("`git switch --force` discards uncommitted changes".into())
-            }
-            "rm" if !(has("--cached") || has("--dry-run") || short('n')) => {
-                Some("`git rm` deletes files".into())
-            }
-            "branch"
-                if short('D')
-                    || ((has("--delete") || short('d')) && (has("--force") || short('f'))) =>
-            {
-                Some("`git branch -D` deletes a branch even if it is not merged".into())
-            }
-            "stash" if matches!(rest.first(), Some(&("drop" | "clear"))) => {
-                Some("`git stash drop/clear` deletes stashed changes".into())
-            }
-            "filter-branch" | "filter-repo" => Some(format!("`git {sub}` rewrites history")),
-            _ => None,
-        };
-        if let Some(reason) = reason {
-            self.ask(words, reason);
         }
     }
 
@@ -365,157 +391,65 @@ impl Walker {
             );
         }
     }
-
-    /// `find … -delete` asks; the command of `-exec`/`-ok` is checked as a command.
-    fn find(&mut self, words: &[Word]) {
-        let mut i = 1;
-        while i < words.len() {
-            match words[i].text.as_str() {
-                "-delete" => self.ask(words, "`find … -delete` deletes the files it finds".into()),
-                "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                    let start = i + 1;
-                    let end = words[start..]
-                        .iter()
-                        .position(|w| w.text == ";" || w.text == "+")
-                        .map_or(words.len(), |p| start + p);
-                    self.run(&words[start..end], Input::default());
-                    i = end;
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-    }
-
-    /// Shells and interpreters: the script given with `-c` is checked like the
-    /// command line; a here-document is checked too; and a program that arrives
-    /// through a pipe (or from a download) asks, since it cannot be seen.
-    fn interpreter(&mut self, words: &[Word], name: &str, shell: bool, input: Input<'_>) {
-        let program = program_source(&words[1..], shell);
-        let origin = format!("the script given to `{name}`");
-        let fed = |w: &Word| {
-            let mut names = Vec::new();
-            for sub in &w.subs {
-                script_names(sub, &mut names);
-            }
-            names
-                .into_iter()
-                .find(|n| DOWNLOADERS.contains(&n.as_str()))
-        };
-        match program {
-            Program::Inline(word) | Program::File(word) => {
-                if let Some(downloader) = fed(word) {
-                    self.add(
-                        Decision::Ask,
-                        format!("`{name}` runs a script downloaded by `{downloader}`"),
-                        None,
-                    );
-                }
-                if shell && matches!(program, Program::Inline(_)) {
-                    self.source(&word.text, Some(&origin));
-                }
-            }
-            Program::Stdin => {
-                let stdin = input
-                    .redirects
-                    .iter()
-                    .filter(|r| r.fd.is_none_or(|fd| fd == 0))
-                    .rfind(|r| {
-                        matches!(
-                            r.op,
-                            RedirOp::In
-                                | RedirOp::HereDoc
-                                | RedirOp::HereDocStrip
-                                | RedirOp::HereString
-                        )
-                    });
-                if let Some(redirect) = stdin {
-                    if let Some(downloader) = fed(&redirect.target) {
-                        self.add(
-                            Decision::Ask,
-                            format!("`{name}` runs a script downloaded by `{downloader}`"),
-                            None,
-                        );
-                    }
-                    let text = match redirect.op {
-                        RedirOp::HereString => Some(redirect.target.text.as_str()),
-                        _ => redirect.heredoc.as_ref().map(|d| d.body.as_str()),
-                    };
-                    if shell && let Some(text) = text {
-                        self.source(text, Some(&origin));
-                    }
-                } else if let Some(downloader) = input.download {
-                    self.add(
-                        Decision::Ask,
-                        format!("pipes a download (`{downloader}`) into `{name}`"),
-                        None,
-                    );
-                } else if input.piped && shell {
-                    self.add(
-                        Decision::Ask,
-                        format!("pipes text into `{name}`; the commands it runs cannot be checked"),
-                        None,
-                    );
-                }
-            }
-        }
-    }
 }
 
-/// Where an interpreter takes its program from.
-enum Program<'a> {
-    /// `-c 'script'` (or `-e`, `-m`, …).
-    Inline(&'a Word),
-    /// A script file.
-    File(&'a Word),
-    /// Standard input.
-    Stdin,
-}
-
-fn program_source(args: &[Word], shell: bool) -> Program<'_> {
-    let mut inline = false;
-    let mut read_stdin = false;
+/// `kill … -1` (after the signal, or after `--`): every process the user may
+/// signal, brood and the desktop included.
+fn kills_everything(args: &[&str]) -> bool {
+    let mut signal_given = false;
     let mut i = 0;
     while let Some(arg) = args.get(i) {
-        let a = arg.text.as_str();
-        if a == "--" || a == "-" {
-            i += 1;
-            if a == "-" {
-                return Program::Stdin;
+        match *arg {
+            "-l" | "-L" | "--list" | "--table" => return false,
+            "-s" | "-n" | "--signal" => {
+                signal_given = true;
+                i += 2;
+                continue;
             }
-            break;
+            "--" => return args[i + 1..].contains(&"-1"),
+            "-1" if signal_given => return true,
+            _ => signal_given = true,
         }
-        if shell && matches!(a, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+        i += 1;
+    }
+    false
+}
+
+/// `pkill .`, `killall -r '.*'`: a pattern every process name matches.
+fn matches_every_name(args: &[&str]) -> bool {
+    const EVERY: &[&str] = &[".", ".*", ".+", "^", "$", "", "^.*", "^.*$", "*", "^."];
+    const WITH_VALUE: &[&str] = &[
+        "-u",
+        "-U",
+        "-g",
+        "-G",
+        "-P",
+        "-s",
+        "-t",
+        "-F",
+        "--signal",
+        "--pidfile",
+        "--ns",
+        "--nslist",
+        "-O",
+        "--older",
+        "-Y",
+        "--younger",
+        "--user",
+        "--group",
+    ];
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if WITH_VALUE.contains(arg) {
             i += 2;
             continue;
         }
-        if !shell
-            && matches!(
-                a,
-                "-c" | "-e" | "-E" | "-m" | "-r" | "-p" | "--eval" | "--print"
-            )
-        {
-            return args.get(i + 1).map_or(Program::Stdin, Program::Inline);
+        if !arg.starts_with('-') && EVERY.contains(arg) {
+            return true;
         }
-        if a.starts_with("--") {
-            i += 1;
-            continue;
-        }
-        if a.len() > 1 && (a.starts_with('-') || (shell && a.starts_with('+'))) {
-            if shell && a.starts_with('-') {
-                inline |= a.contains('c');
-                read_stdin |= a.contains('s');
-            }
-            i += 1;
-            continue;
-        }
-        break;
+        i += 1;
     }
-    match args.get(i) {
-        Some(word) if inline => Program::Inline(word),
-        Some(word) if !read_stdin && word.text != "/dev/stdin" => Program::File(word),
-        _ => Program::Stdin,
-    }
+    false
 }
 
 fn sends_sigkill(args: &[&str]) -> bool {
@@ -548,29 +482,4 @@ fn world_writable(mode: &str) -> bool {
             && (rest.starts_with('+') || rest.starts_with('='))
             && rest.contains('w')
     })
-}
-
-/// The subcommand of a git invocation and its arguments, skipping git's own
-/// options (`git -C dir -c k=v push` is `push`).
-pub(super) fn git_subcommand<S: AsRef<str>>(args: &[S]) -> Option<(String, &[S])> {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        let arg = arg.as_ref();
-        if matches!(
-            arg,
-            "-C" | "-c"
-                | "--git-dir"
-                | "--work-tree"
-                | "--namespace"
-                | "--super-prefix"
-                | "--config-env"
-        ) {
-            i += 2;
-        } else if arg.starts_with('-') {
-            i += 1;
-        } else {
-            return Some((arg.to_lowercase(), &args[i + 1..]));
-        }
-    }
-    None
 }

@@ -129,6 +129,42 @@ pub struct Word {
     /// decides whether `NAME=…` is an assignment.
     literal_prefix: usize,
     pub subs: Vec<Script>,
+    /// What the shell still does to this word when it runs, in order of first
+    /// appearance, each kind once: a word with any is not the text it shows
+    /// (`$RM` runs whatever `RM` holds), so the policy cannot take it at its
+    /// word. Quoting is already accounted for: `'$x'` and `\*` have none.
+    pub expansions: Vec<Expansion>,
+}
+
+/// A part of a word the shell replaces when the command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expansion {
+    /// `$x`, `${x:-y}`, `${!x}`, `$@`, `$1`.
+    Parameter,
+    /// `$(…)` or backquotes.
+    Command,
+    /// `$((…))`.
+    Arithmetic,
+    /// `<(…)` or `>(…)`: a path to a pipe.
+    Process,
+    /// An unquoted `*`, `?`, `[…]` or extended glob `@(…)`.
+    Glob,
+    /// An unquoted `{a,b}` or `{1..3}`.
+    Brace,
+}
+
+impl Expansion {
+    /// How a reason names it: "the command name `$RM` comes from {this}".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Expansion::Parameter => "a variable",
+            Expansion::Command => "a command substitution",
+            Expansion::Arithmetic => "an arithmetic expansion",
+            Expansion::Process => "a process substitution",
+            Expansion::Glob => "a glob pattern",
+            Expansion::Brace => "a brace expansion",
+        }
+    }
 }
 
 impl Word {
@@ -139,7 +175,14 @@ impl Word {
             quoted: false,
             literal_prefix: text.chars().count(),
             subs: Vec::new(),
+            expansions: Vec::new(),
         }
+    }
+
+    /// Whether the shell changes this word before it runs: the text is not
+    /// necessarily what runs.
+    pub fn is_expanded(&self) -> bool {
+        !self.expansions.is_empty()
     }
 
     /// `NAME=value` (or `NAME+=value`, `NAME[i]=value`) with the name unquoted.
@@ -344,6 +387,7 @@ struct WordBuilder {
     quoted: bool,
     literal_prefix: Option<usize>,
     subs: Vec<Script>,
+    expansions: Vec<Expansion>,
 }
 
 impl WordBuilder {
@@ -351,6 +395,12 @@ impl WordBuilder {
     fn end_literal(&mut self) {
         if self.literal_prefix.is_none() {
             self.literal_prefix = Some(self.text.chars().count());
+        }
+    }
+
+    fn expands(&mut self, kind: Expansion) {
+        if !self.expansions.contains(&kind) {
+            self.expansions.push(kind);
         }
     }
 
@@ -368,6 +418,7 @@ impl WordBuilder {
             quoted: self.quoted,
             literal_prefix,
             subs: self.subs,
+            expansions: self.expansions,
         }
     }
 }
@@ -390,6 +441,7 @@ struct Parser {
     depth: usize,
 }
 
+mod glob;
 mod lex;
 mod syntax;
 

@@ -248,3 +248,64 @@ fn a_session_approval_covers_paths_inside_the_workspace_only() {
         assert_eq!(v.decision, Decision::Ask, "{outside}: {v:?}");
     }
 }
+
+/// A redirection empties its file, so it asks while a file is there; writing
+/// a new file loses nothing and is allowed. After a `cd` the text no longer
+/// tells which file is meant, so it asks.
+#[test]
+fn emptying_a_file_asks_but_writing_a_new_one_does_not() {
+    let f = fixture();
+    let p = policy(&f, PermissionMode::Normal);
+    let bash = |command: &str| p.check("bash", ToolKind::Exec, &json!({"command": command}));
+    for new in [
+        "echo hi > out.txt",
+        "cargo test > new/test.log 2>&1",
+        "echo x | tee fresh.txt",
+        "cat <<'EOF' > notes.md\nhi\nEOF",
+    ] {
+        let v = bash(new);
+        assert_eq!(v.decision, Decision::Allow, "{new}: {v:?}");
+    }
+    for existing in [
+        "echo hi > src/lib.rs",
+        ": > src/lib.rs",
+        "> ./src/../src/lib.rs",
+        "cp /dev/null src/lib.rs",
+        "echo x | tee src/lib.rs",
+        "cd src && echo > new.txt",
+        "echo x > \"$OUT\"",
+    ] {
+        let v = bash(existing);
+        assert_eq!(v.decision, Decision::Ask, "{existing}: {v:?}");
+    }
+    // A file the line writes and then runs was never checked.
+    for command in [
+        "echo 'rm x' > new.sh && sh new.sh",
+        "echo 'rm x' > new.sh; . ./new.sh",
+        "cat > run.sh <<'EOF'\nrm x\nEOF\nbash run.sh",
+    ] {
+        let v = bash(command);
+        assert_eq!(v.decision, Decision::Ask, "{command}: {v:?}");
+        assert!(v.reason.contains("which this line writes first"), "{v:?}");
+    }
+    let v = bash(": > src/lib.rs");
+    assert_eq!(v.reason, "`> src/lib.rs` empties src/lib.rs if it exists");
+    // An approved prefix does not cover emptying a file.
+    p.allow_prefix("echo");
+    assert_eq!(bash("echo > src/lib.rs").decision, Decision::Ask);
+}
+
+/// Command names from expansions ask through the policy too, and no session
+/// approval waives that.
+#[test]
+fn expanded_command_names_ask_even_after_an_approval() {
+    let f = fixture();
+    let p = policy(&f, PermissionMode::Normal);
+    let bash = |command: &str| p.check("bash", ToolKind::Exec, &json!({"command": command}));
+    p.allow_prefix("rm");
+    assert_eq!(bash("rm junk.txt").decision, Decision::Allow);
+    for command in ["$x rm junk.txt", "$RM junk.txt", "r[m] junk.txt"] {
+        assert_eq!(bash(command).decision, Decision::Ask, "{command}");
+    }
+    assert_eq!(bash("$x rm -rf /").decision, Decision::Deny);
+}

@@ -10,26 +10,55 @@ pub(super) enum Unwrap {
     /// The real command starts at this word.
     At(usize),
     /// The wrapper runs a string as a shell script (`env -S`, `watch`).
-    Script(String, &'static str),
+    Script(ScriptArg),
     /// No command runs (`command -v rm`, only assignments).
     Nothing,
+}
+
+/// A string a wrapper hands to a shell.
+pub(super) struct ScriptArg {
+    pub text: String,
+    /// Where it came from, for reasons.
+    pub origin: &'static str,
+    /// The first of its words the outer shell expands first, if any: then the
+    /// script is not the text shown.
+    pub built_from: Option<Word>,
+}
+
+/// What the wrappers peeled off do to the command behind them.
+#[derive(Default)]
+pub(super) struct Via {
+    /// `exec`: the command replaces the shell.
+    pub exec: Option<&'static str>,
+    /// `xargs`: the command gets arguments read from input, unseen.
+    pub fed: Option<&'static str>,
 }
 
 /// Skips command prefixes that run the rest of their arguments as a command:
 /// `env [-i] [VAR=x…]`, `command`, `builtin`, `exec`, `nohup`, `nice [-n N]`,
 /// `time`, `timeout N`, `xargs [opts]`, `stdbuf`, `ionice`, `setsid`, `busybox`,
-/// `npx`/`bunx`/`pnpx`, `watch`.
-pub(super) fn unwrap(words: &[Word]) -> Unwrap {
+/// `npx`/`bunx`/`pnpx`, `watch`; and says what the wrappers do to the command
+/// (`exec` replaces the shell, `xargs` feeds it unseen arguments).
+pub(super) fn peel(words: &[Word]) -> (Unwrap, Via) {
+    let mut via = Via::default();
     let mut i = 0;
     loop {
         let Some(first) = words.get(i) else {
-            return Unwrap::Nothing;
+            return (Unwrap::Nothing, via);
         };
         let args: Vec<&str> = words[i + 1..].iter().map(|w| w.text.as_str()).collect();
+        let script = |text: String, origin: &'static str| {
+            let built_from = words[i + 1..].iter().find(|w| w.is_expanded()).cloned();
+            Unwrap::Script(ScriptArg {
+                text,
+                origin,
+                built_from,
+            })
+        };
         let skip = match command_name(&first.text).as_str() {
             "env" => match env_skip(&args) {
                 Ok(n) => n,
-                Err(script) => return Unwrap::Script(script, "the string given to `env -S`"),
+                Err(text) => return (script(text, "the string given to `env -S`"), via),
             },
             "command" => {
                 if args
@@ -37,19 +66,22 @@ pub(super) fn unwrap(words: &[Word]) -> Unwrap {
                     .take_while(|a| a.starts_with('-'))
                     .any(|a| a.contains(['v', 'V']))
                 {
-                    return Unwrap::Nothing;
+                    return (Unwrap::Nothing, via);
                 }
                 options(&args, &[])
             }
             "builtin" | "nohup" | "busybox" => options(&args, &[]),
             "npx" | "bunx" | "pnpx" => {
                 if let Some(i) = args.iter().position(|a| *a == "-c" || *a == "--call") {
-                    let script = args.get(i + 1).copied().unwrap_or_default().to_string();
-                    return Unwrap::Script(script, "the command given to `npx -c`");
+                    let text = args.get(i + 1).copied().unwrap_or_default().to_string();
+                    return (script(text, "the command given to `npx -c`"), via);
                 }
                 options(&args, &["-p", "--package"])
             }
-            "exec" => options(&args, &["-a"]),
+            "exec" => {
+                via.exec = Some("exec");
+                options(&args, &["-a"])
+            }
             "setsid" => options(&args, &[]),
             "nice" => options(&args, &["-n", "--adjustment"]),
             "time" => options(&args, &["-f", "-o", "--format", "--output"]),
@@ -60,37 +92,40 @@ pub(super) fn unwrap(words: &[Word]) -> Unwrap {
                 // The duration comes next.
                 n + 1
             }
-            "xargs" => options(
-                &args,
-                &[
-                    "-I",
-                    "-L",
-                    "-n",
-                    "-P",
-                    "-s",
-                    "-d",
-                    "-E",
-                    "-a",
-                    "--arg-file",
-                    "--delimiter",
-                    "--max-args",
-                    "--max-procs",
-                    "--max-chars",
-                    "--max-lines",
-                    "--replace",
-                    "--eof",
-                    "--process-slot-var",
-                ],
-            ),
+            "xargs" => {
+                via.fed = Some("xargs");
+                options(
+                    &args,
+                    &[
+                        "-I",
+                        "-L",
+                        "-n",
+                        "-P",
+                        "-s",
+                        "-d",
+                        "-E",
+                        "-a",
+                        "--arg-file",
+                        "--delimiter",
+                        "--max-args",
+                        "--max-procs",
+                        "--max-chars",
+                        "--max-lines",
+                        "--replace",
+                        "--eof",
+                        "--process-slot-var",
+                    ],
+                )
+            }
             "watch" => {
                 let n = options(&args, &["-n", "--interval", "-q", "--equexit"]);
                 let rest: Vec<&str> = args.iter().skip(n).copied().collect();
                 if rest.is_empty() {
-                    return Unwrap::Nothing;
+                    return (Unwrap::Nothing, via);
                 }
-                return Unwrap::Script(rest.join(" "), "the command given to `watch`");
+                return (script(rest.join(" "), "the command given to `watch`"), via);
             }
-            _ => return Unwrap::At(i),
+            _ => return (Unwrap::At(i), via),
         };
         i += 1 + skip;
     }

@@ -1,9 +1,10 @@
 //! The lexer half of the parser: tokens, words with their quoting, and the
 //! substitutions and here-documents inside them.
 
+use super::glob::GlobScan;
 use super::{
-    Heredoc, Op, ParseError, Parser, PendingHeredoc, RedirOp, Result, Tok, WordBuilder, is_meta,
-    parse_at, scan_expansions,
+    Expansion, Heredoc, Op, ParseError, Parser, PendingHeredoc, RedirOp, Result, Tok, WordBuilder,
+    is_meta, parse_at, scan_expansions,
 };
 
 impl Parser {
@@ -157,6 +158,7 @@ impl Parser {
     /// Lexes one word up to the next unquoted blank or operator character.
     pub(super) fn lex_word(&mut self) -> Result<super::Word> {
         let mut w = WordBuilder::default();
+        let mut globs = GlobScan::default();
         while let Some(c) = self.at(0) {
             match c {
                 '(' if w.literal_prefix.is_none()
@@ -168,6 +170,7 @@ impl Parser {
                 }
                 '(' if matches!(w.text.chars().last(), Some('@' | '!' | '+' | '*' | '?')) => {
                     // An extended glob, `!(keep.txt)`.
+                    w.expands(Expansion::Glob);
                     self.consume_balanced(&mut w)?;
                 }
                 '<' | '>' if self.at(1) == Some('(') => {
@@ -176,6 +179,7 @@ impl Parser {
                     let script =
                         self.parse_until_rparen(ParseError::UnterminatedProcessSubstitution)?;
                     w.end_literal();
+                    w.expands(Expansion::Process);
                     w.text.extend(&self.src[start..self.pos]);
                     w.subs.push(script);
                 }
@@ -212,6 +216,9 @@ impl Parser {
                 '`' => self.lex_backquote(&mut w)?,
                 '$' => self.lex_dollar(&mut w, false)?,
                 c => {
+                    if let Some(kind) = globs.unquoted(c) {
+                        w.expands(kind);
+                    }
                     w.text.push(c);
                     self.pos += 1;
                 }
@@ -312,6 +319,7 @@ impl Parser {
         self.pos += 1;
         let script = parse_at(&inner, self.depth + 1)?;
         w.end_literal();
+        w.expands(Expansion::Command);
         w.text.extend(&self.src[start..self.pos]);
         w.subs.push(script);
         Ok(())
@@ -324,16 +332,19 @@ impl Parser {
             Some('(') if self.at(2) == Some('(') => {
                 self.pos += 3;
                 let inner = self.scan_arithmetic()?;
+                w.expands(Expansion::Arithmetic);
                 w.subs.extend(scan_expansions(&inner, self.depth + 1)?);
             }
             Some('(') => {
                 self.pos += 2;
                 let script = self.parse_until_rparen(ParseError::UnterminatedSubstitution)?;
+                w.expands(Expansion::Command);
                 w.subs.push(script);
             }
             Some('{') => {
                 self.pos += 2;
                 let inner = self.scan_braces()?;
+                w.expands(Expansion::Parameter);
                 w.subs.extend(scan_expansions(&inner, self.depth + 1)?);
             }
             Some('\'') if !in_dquote => {
@@ -351,8 +362,12 @@ impl Parser {
                 while matches!(self.at(0), Some(c) if c.is_ascii_alphanumeric() || c == '_') {
                     self.pos += 1;
                 }
+                w.expands(Expansion::Parameter);
             }
-            Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => self.pos += 2,
+            Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
+                self.pos += 2;
+                w.expands(Expansion::Parameter);
+            }
             _ => {
                 w.text.push('$');
                 self.pos += 1;
