@@ -148,6 +148,9 @@ pub(super) struct Walker {
     /// checked as `rm x` as well.
     pub vars: HashMap<String, String>,
     substitutions: usize,
+    /// Commands judged behind opaque wrappers so far: nested ones
+    /// (`strace strace … rm`) multiply, so they share one budget.
+    opaque_runs: usize,
     /// Functions the line defines, for the fork-bomb check.
     pub functions: Vec<(String, Command)>,
     /// Files the line writes, so running one of them later in the line
@@ -395,6 +398,29 @@ impl Walker {
                     return;
                 }
                 Unwrap::Nothing => return,
+                Unwrap::Opaque(from) => {
+                    // Bounded: a wrapper with a thousand arguments is judged on
+                    // its first few dozen positions, and asks for the rest.
+                    let end = words.len().min(from + MAX_OPAQUE_POSITIONS);
+                    for start in from..end {
+                        if self.opaque_runs >= MAX_OPAQUE_RUNS {
+                            break;
+                        }
+                        self.opaque_runs += 1;
+                        self.run(&words[start..], input);
+                    }
+                    if words.len() > end || self.opaque_runs >= MAX_OPAQUE_RUNS {
+                        self.add(
+                            Decision::Ask,
+                            format!(
+                                "`{}` has too many arguments to find the command it runs",
+                                show_word(&words[from - 1].text)
+                            ),
+                            None,
+                        );
+                    }
+                    return;
+                }
             }
         }
     }
@@ -416,6 +442,11 @@ impl Walker {
         self.run(&words, input);
     }
 }
+
+/// How many positions after an opaque wrapper are judged as its command, and
+/// how many such judgements one line gets in all.
+const MAX_OPAQUE_POSITIONS: usize = 32;
+const MAX_OPAQUE_RUNS: usize = 256;
 
 /// `NAME` when `word` is exactly `$NAME` or `${NAME}` (quoted or not).
 fn known_variable(word: &Word) -> Option<&str> {

@@ -470,3 +470,56 @@ fn many_expanded_words_are_one_finding() {
     let line = format!("RM=rm; {}", "$RM ".repeat(5_000));
     assert_eq!(classify_command(&line).decision, Ask);
 }
+
+/// Wrappers whose own arguments brood does not parse: every later word is
+/// judged as the possible command, so the deny list still holds behind them.
+const OPAQUE_WRAPPERS: &[(&str, Decision)] = &[
+    ("strace rm -rf /", Deny),
+    ("strace -f -o trace.txt rm -rf /", Deny),
+    ("strace -X verbose rm -rf /", Deny),
+    ("ltrace -e malloc rm -rf /", Deny),
+    ("flock /tmp/lock rm -rf /", Deny),
+    ("flock -x lockfile rm junk", Ask),
+    ("taskset -c 0 rm -rf /", Deny),
+    ("taskset 0x1 sudo reboot", Deny),
+    ("chrt -f 10 rm -rf /", Deny),
+    ("unshare -r rm -rf /", Deny),
+    ("systemd-run --user rm -rf ~", Deny),
+    ("nsenter -t 1 -m rm -rf /", Deny),
+    ("faketime '2020-01-01' rm -rf /", Deny),
+    ("fakeroot rm -rf /", Deny),
+    ("eatmydata rm build.log", Ask),
+    ("valgrind --tool=memcheck rm -rf /", Deny),
+    ("xvfb-run -a rm -rf /", Deny),
+    ("strace strace strace rm -rf /", Deny),
+    ("parallel rm ::: a b", Ask),
+    ("script -qc 'rm -rf /'", Deny),
+    ("script -c 'rm notes.txt' log", Ask),
+    ("runuser -u nobody -- ls", Deny),
+    ("sg staff -c 'ls'", Deny),
+    ("strace ls", Allow),
+    ("strace -c cargo test", Allow),
+    ("taskset -c 0 cargo bench", Allow),
+    (
+        "valgrind --tool=callgrind ./target/release/brood --version",
+        Allow,
+    ),
+    ("flock /tmp/build.lock cargo build", Allow),
+];
+
+#[test]
+fn opaque_wrappers_do_not_hide_the_command() {
+    check(OPAQUE_WRAPPERS);
+}
+
+#[test]
+fn a_long_chain_of_opaque_wrappers_is_bounded_and_still_judged() {
+    let chain = "strace ".repeat(40) + "rm -rf /";
+    assert_eq!(classify_command(&chain).decision, Deny);
+    let wide = format!("strace {} ls", "x ".repeat(200));
+    assert_ne!(
+        classify_command(&wide).decision,
+        Allow,
+        "too many positions ask"
+    );
+}

@@ -81,7 +81,7 @@ impl Walker {
             );
         }
         match name.as_str() {
-            "sudo" | "doas" | "su" | "pkexec" | "run0" => self.deny(
+            "sudo" | "doas" | "su" | "pkexec" | "run0" | "runuser" | "sg" | "newgrp" => self.deny(
                 words,
                 format!("`{name}` runs commands as another user (privilege escalation is denied)"),
             ),

@@ -13,7 +13,50 @@ pub(super) enum Unwrap {
     Script(ScriptArg),
     /// No command runs (`command -v rm`, only assignments).
     Nothing,
+    /// A wrapper whose own arguments are not parsed here (`strace -o f cmd`,
+    /// `flock FILE cmd`, `taskset MASK cmd`): the command is one of the words
+    /// from this one on, so each is judged as if it were.
+    Opaque(usize),
 }
+
+/// Wrappers that run a command given after options and positional arguments
+/// of their own, which brood does not parse.
+const OPAQUE_WRAPPERS: &[&str] = &[
+    "strace",
+    "ltrace",
+    "flock",
+    "taskset",
+    "chrt",
+    "unshare",
+    "chroot",
+    "systemd-run",
+    "nsenter",
+    "firejail",
+    "proot",
+    "bwrap",
+    "valgrind",
+    "faketime",
+    "torsocks",
+    "proxychains",
+    "proxychains4",
+    "eatmydata",
+    "fakeroot",
+    "unbuffer",
+    "rlwrap",
+    "chronic",
+    "numactl",
+    "cgexec",
+    "cpulimit",
+    "trickle",
+    "nocache",
+    "catchsegv",
+    "gdb",
+    "lldb",
+    "caffeinate",
+    "sandbox-exec",
+    "dbus-run-session",
+    "xvfb-run",
+];
 
 /// A string a wrapper hands to a shell.
 pub(super) struct ScriptArg {
@@ -125,6 +168,21 @@ pub(super) fn peel(words: &[Word]) -> (Unwrap, Via) {
                 }
                 return (script(rest.join(" "), "the command given to `watch`"), via);
             }
+            "script" => {
+                if let Some(at) = args.iter().position(|a| {
+                    matches!(*a, "-c" | "--command")
+                        || (a.starts_with("-") && !a.starts_with("--") && a.ends_with('c'))
+                }) {
+                    let text = args.get(at + 1).copied().unwrap_or_default().to_string();
+                    return (script(text, "the command given to `script -c`"), via);
+                }
+                return (Unwrap::Nothing, via);
+            }
+            "parallel" => {
+                via.fed = Some("parallel");
+                return (Unwrap::Opaque(i + 1), via);
+            }
+            name if OPAQUE_WRAPPERS.contains(&name) => return (Unwrap::Opaque(i + 1), via),
             _ => return (Unwrap::At(i), via),
         };
         i += 1 + skip;
