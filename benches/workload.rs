@@ -73,6 +73,7 @@ impl Workload {
                     call_id: call.clone(),
                     name: "grep".into(),
                     input: json!({"pattern": "auth"}),
+                    summary: "auth".into(),
                 },
             );
             let output: String = (0..30)
@@ -93,7 +94,7 @@ impl Workload {
         for n in 1..=children {
             let child = AgentId::Sub(n);
             let call = format!("task{n}");
-            w.push(AgentId::Main, EventKind::ToolCall { call_id: call.clone(), name: "task".into(), input: json!({"prompt": "explore", "description": format!("part {n} of the question")}) });
+            w.push(AgentId::Main, EventKind::ToolCall { call_id: call.clone(), name: "task".into(), input: json!({"prompt": "explore", "description": format!("part {n} of the question")}), summary: format!("explore: part {n} of the question") });
             w.push(
                 child,
                 EventKind::SubagentStart {
@@ -141,6 +142,7 @@ impl Workload {
                         call_id: id.clone(),
                         name: "grep".into(),
                         input: json!({"pattern": "login|jwt"}),
+                        summary: "login|jwt".into(),
                     },
                 );
                 w.push(

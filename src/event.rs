@@ -97,8 +97,9 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// The outcome of the permission check for one tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The outcome of the permission check for one tool call, ordered by
+/// strictness: `Allow < Ask < Deny`, so the strictest of several is their max.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     Allow,
@@ -186,6 +187,11 @@ pub enum EventKind {
         call_id: String,
         name: String,
         input: Value,
+        /// The call in one line for people (`grep fn main in src`), made by the
+        /// tool itself, so no reader needs the tools. Empty in traces of older
+        /// versions and other tools: see [`crate::protocol::call_label`].
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        summary: String,
     },
     /// A PreToolUse decision needs the user's answer; `id` pairs it with the reply.
     ApprovalRequested {
@@ -194,6 +200,10 @@ pub enum EventKind {
         tool: String,
         summary: String,
         reason: String,
+        /// What "allow for the session" would approve: the command's prefix
+        /// for `bash` (`git push`), else the tool's name. Empty in older traces.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        session_rule: String,
     },
     /// The final permission decision for one tool call.
     PermissionDecision {
@@ -264,6 +274,30 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// The event's `type` as in the trace, for readers that show it (the trace
+    /// pane) without serializing; a test holds it to serde's tag.
+    pub fn wire_name(&self) -> &'static str {
+        match self {
+            EventKind::UserMessage { .. } => "user_message",
+            EventKind::ModelRequest { .. } => "model_request",
+            EventKind::TextDelta { .. } => "text_delta",
+            EventKind::AssistantMessage { .. } => "assistant_message",
+            EventKind::ToolCall { .. } => "tool_call",
+            EventKind::ApprovalRequested { .. } => "approval_requested",
+            EventKind::PermissionDecision { .. } => "permission_decision",
+            EventKind::ToolResult { .. } => "tool_result",
+            EventKind::HookContinue { .. } => "hook_continue",
+            EventKind::TurnEnd { .. } => "turn_end",
+            EventKind::Error { .. } => "error",
+            EventKind::Retry { .. } => "retry",
+            EventKind::Interrupted {} => "interrupted",
+            EventKind::SubagentStart { .. } => "subagent_start",
+            EventKind::SubagentEnd { .. } => "subagent_end",
+        }
+    }
+}
+
+impl EventKind {
     /// Replaces every occurrence of a secret in the event's text by `[redacted]`.
     fn redact(&mut self, secrets: &[String]) {
         let clean = |text: &mut String| {
@@ -280,7 +314,10 @@ impl EventKind {
             | EventKind::AssistantMessage { text, .. }
             | EventKind::Error { message: text }
             | EventKind::Retry { reason: text, .. } => clean(text),
-            EventKind::ToolCall { input, .. } => redact_value(input, &clean),
+            EventKind::ToolCall { input, summary, .. } => {
+                redact_value(input, &clean);
+                clean(summary);
+            }
             EventKind::ApprovalRequested {
                 summary, reason, ..
             } => {
@@ -524,6 +561,95 @@ pub enum Op {
 mod tests {
     use super::*;
 
+    /// One event of every kind: `wire_name` says what serde writes as `type`.
+    #[test]
+    fn wire_names_are_the_serialized_tags() {
+        let usage = Usage::default();
+        let kinds = [
+            EventKind::UserMessage { text: "q".into() },
+            EventKind::ModelRequest {
+                step: 1,
+                model: "m".into(),
+                messages: 1,
+                tools: 0,
+            },
+            EventKind::TextDelta { text: "t".into() },
+            EventKind::AssistantMessage {
+                text: "a".into(),
+                tool_calls: 0,
+                usage,
+                stop_reason: "end_turn".into(),
+            },
+            EventKind::ToolCall {
+                call_id: "c".into(),
+                name: "grep".into(),
+                input: Value::Null,
+                summary: String::new(),
+            },
+            EventKind::ApprovalRequested {
+                id: 1,
+                call_id: "c".into(),
+                tool: "bash".into(),
+                summary: "s".into(),
+                reason: "r".into(),
+                session_rule: String::new(),
+            },
+            EventKind::PermissionDecision {
+                call_id: "c".into(),
+                decision: Decision::Ask,
+                reason: "r".into(),
+                by: DecidedBy::User,
+            },
+            EventKind::ToolResult {
+                call_id: "c".into(),
+                name: "grep".into(),
+                is_error: false,
+                content: "".into(),
+                duration_ms: 0,
+            },
+            EventKind::HookContinue { text: "go".into() },
+            EventKind::TurnEnd {
+                reason: TerminalReason::Completed,
+                steps: 1,
+                usage,
+            },
+            EventKind::Error {
+                message: "e".into(),
+            },
+            EventKind::Retry {
+                attempt: 1,
+                max_attempts: 2,
+                wait_ms: 0,
+                reason: "r".into(),
+            },
+            EventKind::Interrupted {},
+            EventKind::SubagentStart {
+                parent: AgentId::Main,
+                parent_call_id: "c".into(),
+                profile: "explore".into(),
+                model: "light".into(),
+                model_name: "m".into(),
+                description: "d".into(),
+                prompt: "p".into(),
+                max_steps: None,
+                token_budget: None,
+                context_budget: None,
+            },
+            EventKind::SubagentEnd {
+                reason: TerminalReason::Completed,
+                summary: "s".into(),
+                steps: 1,
+                tool_usage: BTreeMap::new(),
+                usage,
+                elapsed_ms: 0,
+            },
+        ];
+        for kind in kinds {
+            let json = serde_json::to_value(&kind).unwrap();
+            assert_eq!(json["type"], kind.wire_name(), "{json}");
+        }
+    }
+
     #[test]
     fn agent_id_round_trips_through_text() {
         for id in [AgentId::Main, AgentId::Sub(1), AgentId::Sub(42)] {
@@ -542,6 +668,7 @@ mod tests {
                 call_id: "c1".into(),
                 name: "grep".into(),
                 input: serde_json::json!({"pattern": "fn"}),
+                summary: String::new(),
             },
         );
         let json = serde_json::to_value(&event).unwrap();
@@ -574,6 +701,7 @@ mod tests {
                 call_id: "c".into(),
                 name: "bash".into(),
                 input: serde_json::json!({"command": ["echo sk-test-0123456789"]}),
+                summary: "echo sk-test-0123456789".into(),
             },
         );
         let first = serde_json::to_string(&rx.try_recv().unwrap()).unwrap();

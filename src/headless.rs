@@ -9,12 +9,11 @@ use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{TASK_TOOL, envelope_text, summarize_task};
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason};
-use crate::model::estimate_tokens;
+use crate::protocol::estimate_tokens;
+use crate::protocol::{TASK_TOOL, call_label, envelope_text};
 use crate::session::Session;
 use crate::text::count;
-use crate::tools::ToolRegistry;
 
 /// How `brood run` shows the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +33,6 @@ const CHILD_OUTPUT_CHARS: usize = 100;
 
 /// Turns events into the text `brood run` prints.
 pub struct TextPrinter {
-    tools: ToolRegistry,
     /// Whether the last thing printed ended a line.
     at_line_start: bool,
     /// Tokens used per agent, from their `turn_end` events.
@@ -55,7 +53,6 @@ impl Default for TextPrinter {
 impl TextPrinter {
     pub fn new() -> Self {
         TextPrinter {
-            tools: ToolRegistry::base(),
             at_line_start: true,
             tokens: BTreeMap::new(),
             returned_tokens: 0,
@@ -84,11 +81,13 @@ impl TextPrinter {
     fn format_parent(&mut self, event: &Event, out: &mut String) {
         match &event.kind {
             EventKind::TextDelta { text } => out.push_str(text),
-            EventKind::ToolCall { name, input, .. } => {
-                let summary = match name.as_str() {
-                    TASK_TOOL => summarize_task(input),
-                    _ => self.tools.summarize(name, input),
-                };
+            EventKind::ToolCall {
+                name,
+                input,
+                summary,
+                ..
+            } => {
+                let summary = call_label(name, input, summary);
                 self.line(out, &format!("> {name}: {summary}"));
             }
             EventKind::PermissionDecision {

@@ -24,6 +24,7 @@ fn denied_call(result: &str) -> Vec<EventKind> {
             call_id: "c".into(),
             name: "bash".into(),
             input: serde_json::json!({"command": "rm -r build"}),
+            summary: "rm -r build".into(),
         },
         EventKind::PermissionDecision {
             call_id: "c".into(),

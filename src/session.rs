@@ -15,10 +15,11 @@ use crate::agent::{
 use crate::config::{self, ConfigError};
 use crate::event::{AgentId, EventBus, EventKind};
 use crate::model::{Message, Model};
-use crate::policy::{PermissionMode, Policy, Workspace, WorkspaceError};
+use crate::policy::{PermissionMode, Policy};
 use crate::sandbox::{Sandbox, SandboxError, SandboxSettings};
 use crate::tools::ToolRegistry;
 use crate::trace::{TraceError, TraceHeader, TraceWriter};
+use crate::workspace::{Workspace, WorkspaceError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {

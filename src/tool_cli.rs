@@ -15,9 +15,10 @@ use crate::agent::{
 };
 use crate::event::{AgentId, EventBus};
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse, StreamSink, ToolCall};
-use crate::policy::{PermissionMode, Policy, Workspace, WorkspaceError};
+use crate::policy::{PermissionMode, Policy};
 use crate::sandbox::{Sandbox, SandboxError, SandboxSettings};
 use crate::tools::ToolRegistry;
+use crate::workspace::{Workspace, WorkspaceError};
 
 /// The model of an agent that only ever runs one tool call: it is never asked.
 struct NoModel;

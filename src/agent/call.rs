@@ -25,6 +25,7 @@ impl Agent {
             call_id: call.id.clone(),
             name: call.name.clone(),
             input: call.input.clone(),
+            summary: self.tools.summarize(&call.name, &call.input),
         });
         let started = Instant::now();
         let outcome = self.decide_and_run(call, cancel).await;
@@ -73,6 +74,7 @@ impl Agent {
                     call: call.clone(),
                     summary: self.tools.summarize(&call.name, &call.input),
                     reason: verdict.reason.clone(),
+                    session_rule: session_rule(call),
                 };
                 self.approver.expect(&request);
                 self.publish(EventKind::ApprovalRequested {
@@ -81,6 +83,7 @@ impl Agent {
                     tool: call.name.clone(),
                     summary: request.summary.clone(),
                     reason: request.reason.clone(),
+                    session_rule: request.session_rule.clone(),
                 });
                 let approved = tokio::select! {
                     _ = cancel.cancelled() => return error("interrupted while waiting for approval"),
@@ -132,5 +135,18 @@ fn error(content: impl Into<String>) -> ToolOutcome {
     ToolOutcome {
         content: content.into(),
         is_error: true,
+    }
+}
+
+/// What "allow for the session" approves for `call`: the command's prefix for
+/// `bash` (`git push`), else the tool's name.
+fn session_rule(call: &ToolCall) -> String {
+    match call
+        .input
+        .get("command")
+        .and_then(serde_json::Value::as_str)
+    {
+        Some(command) if call.name == "bash" => crate::policy::command_prefix(command),
+        _ => call.name.clone(),
     }
 }

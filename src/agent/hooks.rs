@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use crate::event::{AgentId, Decision};
 use crate::model::ToolCall;
 use crate::policy::{Policy, Verdict};
-use crate::tools::ToolKind;
+use crate::protocol::ToolKind;
 
 /// The result text of a call a person declined in the approval dialog.
 pub const DENIED_BY_USER: &str = "Permission denied by user";
@@ -121,6 +121,8 @@ pub struct ApprovalRequest {
     pub call: ToolCall,
     pub summary: String,
     pub reason: String,
+    /// What "allow for the session" would approve (see the event's field).
+    pub session_rule: String,
 }
 
 /// Answers approval requests: the TUI asks the person, headless mode answers at once.

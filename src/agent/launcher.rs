@@ -13,14 +13,14 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::{
-    Agent, Approver, Hooks, ModelRole, PolicyHook, Profile, ResultContract, RunOutcome, TASK_TOOL,
-};
+use super::{Agent, Approver, Hooks, ModelRole, PolicyHook, Profile, ResultContract, RunOutcome};
 use crate::event::{AgentId, EventBus, EventKind, TerminalReason, Usage};
 use crate::model::{Message, Model};
-use crate::policy::{Policy, Workspace};
+use crate::policy::Policy;
+use crate::protocol::TASK_TOOL;
 use crate::text::count;
 use crate::tools::ToolRegistry;
+use crate::workspace::Workspace;
 
 /// Children that may run at once unless configured otherwise.
 pub const DEFAULT_MAX_PARALLEL: usize = 4;

@@ -21,8 +21,8 @@ pub use hooks::{
 pub use launcher::{
     DEFAULT_MAX_PARALLEL, LaunchError, Launcher, LauncherParts, Models, TaskReport, TaskRequest,
 };
-pub use profile::{ModelRole, Profile, ProfileError, ResultContract, TASK_TOOL};
-pub use task::{TaskTool, envelope_text, summarize_task};
+pub use profile::{ModelRole, Profile, ProfileError, ResultContract};
+pub use task::TaskTool;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -35,9 +35,10 @@ use crate::model::{
     ContentBlock, Message, Model, ModelError, ModelRequest, RetryNotice, Role, StopReason,
     StreamSink, ToolCall,
 };
-use crate::policy::Workspace;
+use crate::protocol::TASK_TOOL;
 use crate::text::count;
 use crate::tools::ToolRegistry;
+use crate::workspace::Workspace;
 
 /// Default cap on one response's output tokens.
 pub const DEFAULT_MAX_TOKENS: u32 = 8192;
@@ -322,6 +323,7 @@ impl Agent {
             call_id: call.id.clone(),
             name: call.name.clone(),
             input: call.input.clone(),
+            summary: self.tools.summarize(&call.name, &call.input),
         });
         let content = format!(
             "Your output was cut off by the max_tokens limit ({}) while writing this {} call, so it was not run. Make the input smaller (for example several edit_file calls instead of one large write_file) and call it again.",

@@ -7,6 +7,7 @@
 //! read-only profile may hold no tool that writes or executes.
 
 use crate::policy::PermissionMode;
+use crate::protocol::TASK_TOOL;
 
 /// The system prompt of the parent agent.
 const PARENT_PROMPT: &str = "You are brood, a coding agent working in the user's workspace. \
@@ -26,9 +27,6 @@ parent agent. Search before you read; read only what you need. When you are done
 exactly one JSON object and nothing else (no markdown fences): {\"status\": \"completed\" or \
 \"partial\", \"summary\": non-empty string, \"findings\": [strings], \"evidence\": \
 [\"path:line\" strings], \"unresolved_questions\": [strings]}.";
-
-/// The only tool that starts a subagent.
-pub const TASK_TOOL: &str = "task";
 
 /// Tools a read-only profile may never hold.
 const WRITING_TOOLS: &[&str] = &["bash", "write_file", "edit_file"];

@@ -9,6 +9,7 @@ pub mod openai;
 pub mod scripted;
 pub mod sse;
 
+use crate::protocol::estimate_tokens;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -265,13 +266,6 @@ pub trait Model: Send + Sync {
         sink: &mut dyn StreamSink,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError>;
-}
-
-/// A rough token count for text whose real count the provider did not tell us:
-/// about four characters a token, which is what Anthropic and OpenAI suggest for
-/// English and code.
-pub fn estimate_tokens(text: &str) -> u64 {
-    (text.chars().count() as u64).div_ceil(4)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@
 //! `tool_use`, `max_tokens`), `error` (the call fails with this message) and
 //! `chunk_delay_ms` (pause between streamed words, for demos).
 
+use crate::protocol::estimate_tokens;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -30,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     ContentBlock, Message, Model, ModelError, ModelRequest, ModelResponse, Role, StopReason,
-    StreamSink, estimate_tokens,
+    StreamSink,
 };
 use crate::event::{AgentId, Usage};
 

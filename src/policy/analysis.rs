@@ -79,7 +79,7 @@ impl Analysis {
                     Waiver::Never => {}
                 }
             }
-            if severity(finding.decision) > severity(worst) {
+            if finding.decision > worst {
                 worst = finding.decision;
                 reasons.clear();
             }
@@ -99,13 +99,5 @@ impl Analysis {
             decision: worst,
             reason,
         }
-    }
-}
-
-fn severity(decision: Decision) -> u8 {
-    match decision {
-        Decision::Allow => 0,
-        Decision::Ask => 1,
-        Decision::Deny => 2,
     }
 }

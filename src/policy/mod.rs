@@ -15,18 +15,17 @@ mod prefix;
 mod redirects;
 mod rules;
 mod shell;
-mod workspace;
 mod wrappers;
 
 pub use command::{classify_command, command_prefix};
-pub use workspace::{ResolvedPath, Workspace, WorkspaceError};
 
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
 use crate::event::Decision;
-use crate::tools::ToolKind;
+use crate::protocol::ToolKind;
+use crate::workspace::Workspace;
 
 /// A decision and the reason a person (and the model) can read.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -34,20 +34,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::policy::Workspace;
-
-/// What a tool may do, as far as permissions are concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolKind {
-    /// Reads files or lists them; never changes anything.
-    Read,
-    /// Creates or changes files.
-    Write,
-    /// Runs arbitrary commands.
-    Exec,
-    /// Starts a subagent (the `task` tool).
-    Delegate,
-}
+pub use crate::protocol::ToolKind;
+use crate::workspace::Workspace;
 
 /// What every tool call gets besides its input.
 #[derive(Clone)]

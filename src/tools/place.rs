@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::ToolContext;
 use super::beneath::{Beneath, open_raw};
-use crate::policy::ResolvedPath;
+use crate::workspace::ResolvedPath;
 
 /// A file tool's target.
 pub(super) enum Place {

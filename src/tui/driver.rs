@@ -16,8 +16,8 @@ use crate::event::Decision;
 use crate::event::{ApprovalAnswer, Op};
 use crate::model::ToolCall;
 use crate::policy::Policy;
+use crate::protocol::ToolKind;
 use crate::session::Session;
-use crate::tools::ToolKind;
 
 /// Approvals answered from the screen.
 #[derive(Default)]

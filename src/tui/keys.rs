@@ -11,7 +11,6 @@ use crossterm::event::{
 use super::state::{PendingApproval, State};
 use super::ui::{Direction, Focus, LiveMode, Overlay, Ui, empty_composer};
 use crate::event::{ApprovalAnswer, Op};
-use crate::policy::command_prefix;
 
 /// A second Ctrl-C within this long quits.
 pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
@@ -59,7 +58,7 @@ fn handle_key(key: &KeyEvent, state: &State, ui: &mut Ui, now: Instant) -> Vec<A
         return vec![Action::Quit];
     }
     if let Some(approval) = state.approvals.first() {
-        return approval_key(key, state, approval, ui);
+        return approval_key(key, approval, ui);
     }
     if let Some(overlay) = ui.overlay {
         overlay_key(key, overlay, ui);
@@ -104,12 +103,7 @@ fn ctrl_c(state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
 /// Characters of a typed denial reason at most.
 const MAX_REASON_CHARS: usize = 500;
 
-fn approval_key(
-    key: &KeyEvent,
-    state: &State,
-    approval: &PendingApproval,
-    ui: &mut Ui,
-) -> Vec<Action> {
+fn approval_key(key: &KeyEvent, approval: &PendingApproval, ui: &mut Ui) -> Vec<Action> {
     // A reason typed for an approval that is no longer first is dropped.
     if ui
         .deny_reason
@@ -146,7 +140,7 @@ fn approval_key(
     let answer = match key.code {
         KeyCode::Char('y') | KeyCode::Char('Y') => ApprovalAnswer::AllowOnce,
         KeyCode::Char('a') | KeyCode::Char('A') => {
-            ApprovalAnswer::AllowPrefix(approval_prefix(state, approval))
+            ApprovalAnswer::AllowPrefix(approval.session_rule.clone())
         }
         // `n` asks why first (Enter with nothing typed denies without a reason).
         KeyCode::Char('n') | KeyCode::Char('N') => {
@@ -160,42 +154,6 @@ fn approval_key(
         id: approval.id,
         answer,
     })]
-}
-
-/// What "allow for the session" covers: the command's prefix for bash (e.g.
-/// `git push`), else the tool's name.
-pub fn approval_prefix(state: &State, approval: &PendingApproval) -> String {
-    match approval_command(state, approval) {
-        Some(command) => command_prefix(&command),
-        None => approval.tool.clone(),
-    }
-}
-
-/// The full command of a pending bash approval, found from its tool call.
-fn approval_command(state: &State, approval: &PendingApproval) -> Option<String> {
-    if approval.tool != "bash" {
-        return None;
-    }
-    let input = match state.child(approval.agent) {
-        Some(child) => child
-            .live
-            .iter()
-            .rev()
-            .find(|l| l.call_id == approval.call_id)
-            .map(|l| &l.input),
-        None => state.entries.iter().rev().find_map(|e| match &e.kind {
-            super::state::EntryKind::Tool(cell) if cell.call_id == approval.call_id => {
-                Some(&cell.input)
-            }
-            _ => None,
-        }),
-    };
-    Some(
-        input
-            .and_then(|i| i["command"].as_str())
-            .unwrap_or(&approval.summary)
-            .to_string(),
-    )
 }
 
 fn overlay_key(key: &KeyEvent, overlay: Overlay, ui: &mut Ui) {

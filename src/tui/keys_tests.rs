@@ -40,6 +40,7 @@ fn asking() -> State {
             tool: "bash".into(),
             summary: "rm -rf build".into(),
             reason: "`rm -rf build` deletes files".into(),
+            session_rule: crate::policy::command_prefix("rm -rf build"),
         },
     });
     assert!(!state.approvals.is_empty());

@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::agent::{TASK_TOOL, envelope_text};
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason, Usage};
-use crate::model::estimate_tokens;
+use crate::protocol::estimate_tokens;
+use crate::protocol::{TASK_TOOL, call_label, envelope_text};
 use crate::text::count;
 
 /// Facts about the session shown in the title and status lines.
@@ -40,6 +40,8 @@ pub struct ToolCell {
     pub call_id: String,
     pub name: String,
     pub input: Arc<serde_json::Value>,
+    /// The call in one line (see [`call_label`]).
+    pub label: String,
     pub status: CallStatus,
     pub started_ms: u64,
     pub duration_ms: Option<u64>,
@@ -109,6 +111,8 @@ pub struct LiveLine {
     pub call_id: String,
     pub tool: String,
     pub input: Arc<serde_json::Value>,
+    /// The call in one line (see [`call_label`]).
+    pub label: String,
     pub status: CallStatus,
     /// The first line of the result, once there is one.
     pub result: Option<String>,
@@ -122,6 +126,8 @@ pub enum TranscriptItem {
     ToolCall {
         name: String,
         input: Arc<serde_json::Value>,
+        /// The call in one line (see [`call_label`]).
+        label: String,
     },
     ToolResult {
         name: String,
@@ -172,6 +178,9 @@ pub struct PendingApproval {
     pub tool: String,
     pub summary: String,
     pub reason: String,
+    /// What "allow for the session" approves (the tool's name when the event
+    /// did not say).
+    pub session_rule: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -303,6 +312,7 @@ impl State {
                 tool,
                 summary,
                 reason,
+                session_rule,
             } => self.approvals.push(PendingApproval {
                 id: *id,
                 agent: event.agent,
@@ -310,6 +320,10 @@ impl State {
                 tool: tool.clone(),
                 summary: summary.clone(),
                 reason: reason.clone(),
+                session_rule: match session_rule.is_empty() {
+                    true => tool.clone(),
+                    false => session_rule.clone(),
+                },
             }),
             EventKind::PermissionDecision {
                 call_id,
@@ -370,7 +384,8 @@ impl State {
                 call_id,
                 name,
                 input,
-            } => self.open_call(event.t_ms, call_id, name, input),
+                summary,
+            } => self.open_call(event.t_ms, call_id, name, input, summary),
             EventKind::PermissionDecision {
                 call_id,
                 decision: Decision::Deny,
@@ -466,19 +481,23 @@ impl State {
                 call_id,
                 name,
                 input,
+                summary,
             } => {
+                let label = call_label(name, input, summary);
                 let input = Arc::new(input.clone());
                 child.live.push(LiveLine {
                     seq: event.seq,
                     call_id: call_id.clone(),
                     tool: name.clone(),
                     input: input.clone(),
+                    label: label.clone(),
                     status: CallStatus::Running,
                     result: None,
                 });
                 child.transcript.push(TranscriptItem::ToolCall {
                     name: name.clone(),
                     input,
+                    label,
                 });
             }
             EventKind::PermissionDecision {
@@ -668,7 +687,14 @@ impl State {
         }
     }
 
-    fn open_call(&mut self, t_ms: u64, call_id: &str, name: &str, input: &serde_json::Value) {
+    fn open_call(
+        &mut self,
+        t_ms: u64,
+        call_id: &str,
+        name: &str,
+        input: &serde_json::Value,
+        summary: &str,
+    ) {
         self.finish_text("");
         let kind = if name == TASK_TOOL {
             EntryKind::Task(TaskCell {
@@ -695,6 +721,7 @@ impl State {
                 call_id: call_id.to_string(),
                 name: name.to_string(),
                 input: Arc::new(input.clone()),
+                label: call_label(name, input, summary),
                 status: CallStatus::Running,
                 started_ms: t_ms,
                 duration_ms: None,
@@ -785,7 +812,7 @@ impl State {
             seq: event.seq,
             t_ms: event.t_ms,
             agent: event.agent,
-            kind: kind_name(&event.kind),
+            kind: event.kind.wire_name(),
             detail: timeline_detail(&event.kind),
             count: 1,
         });
@@ -808,27 +835,6 @@ fn first_line(text: &str) -> String {
         out.push_str(&format!(" (+{})", count(extra as u64, "line")));
     }
     out
-}
-
-/// The event's `type` as in the trace.
-pub fn kind_name(kind: &EventKind) -> &'static str {
-    match kind {
-        EventKind::UserMessage { .. } => "user_message",
-        EventKind::ModelRequest { .. } => "model_request",
-        EventKind::TextDelta { .. } => "text_delta",
-        EventKind::AssistantMessage { .. } => "assistant_message",
-        EventKind::ToolCall { .. } => "tool_call",
-        EventKind::ApprovalRequested { .. } => "approval_requested",
-        EventKind::PermissionDecision { .. } => "permission_decision",
-        EventKind::ToolResult { .. } => "tool_result",
-        EventKind::HookContinue { .. } => "hook_continue",
-        EventKind::TurnEnd { .. } => "turn_end",
-        EventKind::Error { .. } => "error",
-        EventKind::Retry { .. } => "retry",
-        EventKind::Interrupted {} => "interrupted",
-        EventKind::SubagentStart { .. } => "subagent_start",
-        EventKind::SubagentEnd { .. } => "subagent_end",
-    }
 }
 
 fn timeline_detail(kind: &EventKind) -> String {

@@ -205,6 +205,7 @@ fn approvals_wait_until_answered_and_retries_until_output_resumes() {
             tool: "bash".into(),
             summary: "rm -rf build".into(),
             reason: "rm deletes files".into(),
+            session_rule: crate::policy::command_prefix("rm -rf build"),
         },
     };
     state.apply(&ask);

@@ -14,7 +14,7 @@ use crate::event::{DecidedBy, Decision, Event};
 use crate::model::scripted::ScriptedModel;
 use crate::model::{ModelResponse, ToolCall};
 use crate::policy::{PermissionMode, Policy, Verdict};
-use crate::tools::ToolKind;
+use crate::protocol::ToolKind;
 
 /// Remembers every request so tests can look at what the model was sent.
 struct Recording {

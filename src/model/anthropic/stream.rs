@@ -9,6 +9,7 @@
 //! `message_delta` (stop reason and cumulative usage) and `message_stop`. `ping`
 //! may come anywhere, and an `error` event may replace the rest of the stream.
 
+use crate::protocol::estimate_tokens;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -19,7 +20,7 @@ use crate::model::drive::{EventParser, Step};
 use crate::model::http::AttemptFailure;
 use crate::model::sse::SseEvent;
 use crate::model::{
-    ContentBlock, Message, ModelError, ModelResponse, Role, StopReason, StreamSink, estimate_tokens,
+    ContentBlock, Message, ModelError, ModelResponse, Role, StopReason, StreamSink,
 };
 
 /// A content block while its deltas arrive.

@@ -22,6 +22,7 @@ mod words;
 #[cfg(test)]
 mod tests;
 
+use crate::protocol::estimate_tokens;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -31,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     ContentBlock, Message, Model, ModelError, ModelRequest, ModelResponse, Role, StopReason,
-    StreamSink, estimate_tokens,
+    StreamSink,
 };
 use crate::event::{AgentId, Usage};
 

@@ -17,8 +17,9 @@ use crate::agent::{
 };
 use crate::event::{EventBus, TerminalReason};
 use crate::model::ToolSpec;
-use crate::policy::{Policy, Workspace};
+use crate::policy::Policy;
 use crate::tools::ToolRegistry;
+use crate::workspace::Workspace;
 
 struct Collect(String);
 

@@ -9,6 +9,7 @@
 //! carry a new id, a whole call may arrive in one chunk (Ollama), and a stream may
 //! end without `[DONE]` once a `finish_reason` was seen (llama.cpp).
 
+use crate::protocol::estimate_tokens;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
@@ -19,7 +20,6 @@ use crate::model::http::{AttemptFailure, retryable_status};
 use crate::model::sse::SseEvent;
 use crate::model::{
     ContentBlock, Message, ModelError, ModelRequest, ModelResponse, Role, StopReason, StreamSink,
-    estimate_tokens,
 };
 
 /// Ids for calls a server sent without one; process-wide so that two responses in

@@ -12,7 +12,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Tool, ToolContext, ToolError};
-use crate::policy::Workspace;
+use crate::workspace::Workspace;
 
 /// A temporary workspace and a context for tool calls in it.
 pub(super) struct Fixture {

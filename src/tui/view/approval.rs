@@ -11,7 +11,6 @@ use ratatui::widgets::Block;
 use super::text::{indent, wrap_str};
 use super::{centered, overlay_block};
 use crate::event::AgentId;
-use crate::policy::command_prefix;
 use crate::tui::state::{EntryKind, PendingApproval, State};
 use crate::tui::theme::Theme;
 
@@ -107,11 +106,7 @@ fn dialog_lines(
         "     ",
     ));
     lines.push(Line::default());
-    let prefix = if ask.tool == "bash" {
-        command_prefix(&subject)
-    } else {
-        ask.tool.clone()
-    };
+    let prefix = &ask.session_rule;
     let keys = [
         ("y", "allow once".to_string()),
         ("a", format!("allow \"{prefix}\" for this session")),

@@ -6,8 +6,6 @@
 use ratatui::text::{Line, Span};
 
 use super::text::{self, cut, duration, elapsed, first_line, indent, tokens, wrap};
-use crate::agent::summarize_task;
-use crate::tools::ToolRegistry;
 use crate::tui::state::{CallStatus, EntryKind, NoticeLevel, TaskCell, ToolCell};
 use crate::tui::theme::Theme;
 
@@ -29,7 +27,6 @@ pub(super) const STREAM_CURSOR: &str = "▍";
 /// What laying out an entry needs besides the entry.
 pub(super) struct CellContext<'a> {
     pub theme: &'a Theme,
-    pub tools: &'a ToolRegistry,
     /// Columns available.
     pub width: usize,
     /// Whether the entry is not the conversation's first (user messages start a
@@ -181,7 +178,7 @@ fn header(
 
 fn tool(cell: &ToolCell, cx: &CellContext<'_>) -> Vec<Line<'static>> {
     let theme = cx.theme;
-    let summary = cx.tools.summarize(&cell.name, &cell.input);
+    let summary = cell.label.clone();
     let mut right = Vec::new();
     match cell.status {
         CallStatus::Running => {}
@@ -325,10 +322,4 @@ fn notice(level: NoticeLevel, t: &str, cx: &CellContext<'_>) -> Vec<Line<'static
     );
     let pad: &'static str = &"         "[..label.len()];
     indent(body, vec![Span::styled(label, style)], pad)
-}
-
-/// One line about a task call for the transcript and live panes:
-/// `explore: find auth entry points`.
-pub(super) fn task_summary(input: &serde_json::Value) -> String {
-    summarize_task(input)
 }

@@ -17,7 +17,6 @@ use super::cells::{self, CellContext};
 use super::heights::Heights;
 use super::text::{cut_spans, spinner};
 use super::{ViewCache, has_focus, padded_block};
-use crate::tools::ToolRegistry;
 use crate::tui::state::{Entry, State};
 use crate::tui::theme::Theme;
 use crate::tui::ui::{Focus, Ui};
@@ -55,7 +54,6 @@ pub(super) struct ConversationCache {
 /// What laying out an entry needs from outside the cache.
 struct Env<'a> {
     theme: &'a Theme,
-    tools: &'a ToolRegistry,
     ui: &'a Ui,
     now_ms: u64,
 }
@@ -100,7 +98,6 @@ impl ConversationCache {
         if !fresh {
             let cx = CellContext {
                 theme: env.theme,
-                tools: env.tools,
                 width: self.width,
                 after_first: i > 0,
                 expanded,
@@ -183,7 +180,6 @@ pub(super) fn render(
         // Measure from the bottom so the last rows are where they really are.
         let env = Env {
             theme,
-            tools: &cache.tools,
             ui,
             now_ms: state.now_ms,
         };
@@ -198,7 +194,6 @@ pub(super) fn render(
     let first = ui.conversation.clamp(total, height);
     let env = Env {
         theme,
-        tools: &cache.tools,
         ui,
         now_ms: state.now_ms,
     };

@@ -7,11 +7,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::cells::task_summary;
 use super::text::{cut_spans, spinner, wrap_str};
 use super::{has_focus, padded_block};
-use crate::agent::TASK_TOOL;
-use crate::tools::ToolRegistry;
 use crate::tui::state::{CallStatus, Child, LiveLine, State};
 use crate::tui::theme::Theme;
 use crate::tui::ui::{Focus, LiveMode, Ui};
@@ -19,14 +16,7 @@ use crate::tui::ui::{Focus, LiveMode, Ui};
 /// Rows of streaming text shown under the tool lines at most.
 const STREAM_ROWS: usize = 3;
 
-pub(super) fn render(
-    frame: &mut Frame<'_>,
-    area: Rect,
-    state: &State,
-    ui: &mut Ui,
-    tools: &ToolRegistry,
-    theme: &Theme,
-) {
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &mut Ui, theme: &Theme) {
     let selected = state.children.get(
         ui.selected_child
             .min(state.children.len().saturating_sub(1)),
@@ -86,7 +76,7 @@ pub(super) fn render(
         buf.set_line(inner.x, inner.y, &hint, inner.width);
     }
     for (row, (child, line)) in lines.iter().skip(first).take(list_h).enumerate() {
-        let rendered = live_line(child, line, tools, ui.spinner, width_cols, theme);
+        let rendered = live_line(child, line, ui.spinner, width_cols, theme);
         buf.set_line(inner.x, inner.y + row as u16, &rendered, inner.width);
     }
     let last = stream.len().saturating_sub(1);
@@ -104,16 +94,11 @@ pub(super) fn render(
 fn live_line(
     child: &Child,
     line: &LiveLine,
-    tools: &ToolRegistry,
     frame: usize,
     width_cols: usize,
     theme: &Theme,
 ) -> Line<'static> {
-    let summary = if line.tool == TASK_TOOL {
-        task_summary(&line.input)
-    } else {
-        tools.summarize(&line.tool, &line.input)
-    };
+    let summary = line.label.clone();
     let mut spans = vec![Span::styled(format!("[{}] ", child.id), theme.agent())];
     match line.status {
         CallStatus::Running => {

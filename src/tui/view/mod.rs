@@ -31,7 +31,6 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
 
-use crate::tools::ToolRegistry;
 use crate::tui::state::State;
 use crate::tui::theme::Theme;
 use crate::tui::ui::{Focus, Overlay, Ui};
@@ -53,7 +52,6 @@ pub struct ViewCache {
     transcript: transcript::TranscriptCache,
     composer: composer::ComposerScroll,
     /// Summarizes tool inputs in one line, as everywhere else in brood.
-    tools: ToolRegistry,
     /// Written `~` in paths.
     home: Option<String>,
 }
@@ -73,7 +71,6 @@ impl ViewCache {
             conversation: Default::default(),
             transcript: Default::default(),
             composer: Default::default(),
-            tools: ToolRegistry::base(),
             home,
         }
     }
@@ -99,7 +96,7 @@ pub fn render(
     if ui.show_trace {
         trace::render(frame, layout.live, state, ui, theme);
     } else {
-        live::render(frame, layout.live, state, ui, &cache.tools, theme);
+        live::render(frame, layout.live, state, ui, theme);
     }
     budgets::render(frame, layout.budgets, state, layout.budget_rows, theme);
     let composer_active = ui.overlay.is_none() && state.approvals.is_empty();

@@ -8,12 +8,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 
-use super::cells::{STREAM_CURSOR, task_summary};
+use super::cells::STREAM_CURSOR;
 use super::text::{cut, indent, wrap};
 use super::{ViewCache, markdown, overlay_block};
-use crate::agent::TASK_TOOL;
 use crate::event::AgentId;
-use crate::tools::ToolRegistry;
 use crate::tui::state::{Child, ChildStatus, State, TranscriptItem};
 use crate::tui::theme::Theme;
 use crate::tui::ui::Ui;
@@ -71,7 +69,7 @@ pub(super) fn render(
     let key = (id, child.transcript.len(), width);
     let cached = &mut cache.transcript;
     if cached.key != Some(key) {
-        cached.lines = lines(child, width, &cache.tools, theme);
+        cached.lines = lines(child, width, theme);
         cached.key = Some(key);
     }
     let stream: Vec<Line<'static>> = if child.streaming.is_empty() {
@@ -123,7 +121,7 @@ fn title(child: &Child, width: usize, theme: &Theme) -> Line<'static> {
 }
 
 /// All rows of a transcript.
-fn lines(child: &Child, width: usize, tools: &ToolRegistry, theme: &Theme) -> Vec<Line<'static>> {
+fn lines(child: &Child, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let body = width.saturating_sub(2).max(1);
     let mut out = Vec::new();
     for item in &child.transcript {
@@ -149,16 +147,11 @@ fn lines(child: &Child, width: usize, tools: &ToolRegistry, theme: &Theme) -> Ve
                 ));
                 out.push(Line::default());
             }
-            TranscriptItem::ToolCall { name, input } => {
-                let summary = if name == TASK_TOOL {
-                    task_summary(input)
-                } else {
-                    tools.summarize(name, input)
-                };
+            TranscriptItem::ToolCall { name, label, .. } => {
                 let call = vec![
                     Span::styled("→ ", theme.dim()),
                     Span::styled(format!("{name} "), theme.bold()),
-                    Span::raw(summary),
+                    Span::raw(label.clone()),
                 ];
                 out.push(super::text::cut_spans(call, width));
             }

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::super::Report;
 use super::super::lines::{bool_at, display, first_str, str_at, timestamp_ms, u64_at};
 use super::super::timeline::LaneBuf;
-use crate::agent::TASK_TOOL;
 use crate::event::{EventKind, TerminalReason, Usage};
+use crate::protocol::TASK_TOOL;
 
 /// Claude Code's names for its subagent tool (`Agent` since 2.1).
 pub(super) fn is_task_tool(name: &str) -> bool {
@@ -274,6 +274,7 @@ impl Converter {
                 call_id: call_id.clone(),
                 name,
                 input: input.clone(),
+                summary: String::new(),
             },
         );
         if task && self.main {

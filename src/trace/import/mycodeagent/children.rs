@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::super::lines::{display, first_str, u64_at};
 use super::super::timeline::{Pending, Timeline, reason_from};
 use super::lane::{FileLane, usage_of};
-use crate::agent::TASK_TOOL;
 use crate::event::{AgentId, EventKind, TerminalReason, Usage};
+use crate::protocol::TASK_TOOL;
 
 /// A started child: where its lane goes, which call it answers, and its end.
 pub(super) struct ChildRec {
@@ -57,6 +57,7 @@ impl ChildRec {
                     call_id: call_id.clone(),
                     name: TASK_TOOL.into(),
                     input,
+                    summary: String::new(),
                 },
             );
             (call_id, idx)

@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use super::super::lines::{bool_at, display, first_str, str_at, u64_at};
 use super::super::timeline::{LaneBuf, reason_from};
-use crate::agent::TASK_TOOL;
 use crate::event::{AgentId, EventKind, TerminalReason, Usage};
+use crate::protocol::TASK_TOOL;
 
 /// A `Task` call of this lane, waiting for a `subagent_*` event to claim it.
 pub(super) struct TaskCall {
@@ -177,6 +177,7 @@ impl FileLane {
                 call_id: call_id.clone(),
                 name,
                 input,
+                summary: String::new(),
             },
         );
         if task {

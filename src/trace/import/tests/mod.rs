@@ -38,10 +38,7 @@ pub(super) fn of(events: &[Event], agent: AgentId) -> Vec<&Event> {
 
 /// The `type` names of events, for compact comparisons.
 pub(super) fn kinds(events: &[&Event]) -> Vec<&'static str> {
-    events
-        .iter()
-        .map(|e| crate::tui::state::kind_name(&e.kind))
-        .collect()
+    events.iter().map(|e| e.kind.wire_name()).collect()
 }
 
 /// Index of the first event that fits.

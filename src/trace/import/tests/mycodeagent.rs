@@ -326,6 +326,7 @@ fn a_subagent_without_its_call_or_end_still_makes_sense() {
             call_id,
             name,
             input,
+            ..
         } if e.agent == AgentId::Main => {
             Some((call_id.clone(), name.clone(), input["prompt"].clone()))
         }

@@ -108,10 +108,16 @@ impl Script {
         name: &str,
         input: Value,
     ) -> &mut Self {
+        // What the agent would put on the event: the tool's own label.
+        let summary = match name {
+            crate::protocol::TASK_TOOL => crate::protocol::summarize_task(&input),
+            _ => crate::tools::ToolRegistry::base().summarize(name, &input),
+        };
         let kind = EventKind::ToolCall {
             call_id: id.into(),
             name: name.into(),
             input,
+            summary,
         };
         self.push(t, agent, kind)
     }

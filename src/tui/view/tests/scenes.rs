@@ -167,6 +167,7 @@ pub(super) fn approval_from_child() -> Script {
                 tool: "bash".into(),
                 summary: "rm -rf build/docs && make docs".into(),
                 reason: "rm deletes files".into(),
+                session_rule: crate::policy::command_prefix("rm -rf build/docs && make docs"),
             },
         )
         .push(
@@ -178,6 +179,7 @@ pub(super) fn approval_from_child() -> Script {
                 tool: "bash".into(),
                 summary: "rm -rf target".into(),
                 reason: "rm deletes files".into(),
+                session_rule: crate::policy::command_prefix("rm -rf target"),
             },
         );
     s

@@ -1,0 +1,64 @@
+//! The words several parts of brood share, beside the event vocabulary in
+//! `event.rs`: what kind of thing a tool does, the `task` tool's name and
+//! envelope, and the token estimate every gauge uses. It depends on nothing
+//! but serde, so the engine, the screen and the readers can all use it without
+//! knowing each other.
+
+mod task;
+
+pub use task::{TASK_TOOL, envelope_text, first_words, summarize_task};
+
+/// What a tool may do, as far as permissions are concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Reads files or lists them; never changes anything.
+    Read,
+    /// Creates or changes files.
+    Write,
+    /// Runs arbitrary commands.
+    Exec,
+    /// Starts a subagent (the `task` tool).
+    Delegate,
+}
+
+/// A tool call in one line for people: the `summary` its `tool_call` event
+/// carries, or for events without one (older traces, other tools' sessions) the
+/// `task` label or the input's most telling field.
+pub fn call_label(name: &str, input: &serde_json::Value, summary: &str) -> String {
+    if !summary.is_empty() {
+        return summary.to_string();
+    }
+    if name == TASK_TOOL {
+        return summarize_task(input);
+    }
+    const TELLING: &[&str] = &[
+        "command",
+        "path",
+        "file_path",
+        "pattern",
+        "url",
+        "query",
+        "description",
+    ];
+    let text = TELLING
+        .iter()
+        .find_map(|field| input.get(*field).and_then(serde_json::Value::as_str))
+        .map_or_else(|| input.to_string(), str::to_string);
+    one_line(&text, 120)
+}
+
+/// `text` on one line of at most `max` characters, `…` where it was cut.
+fn one_line(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &flat[..cut]),
+        None => flat,
+    }
+}
+
+/// A rough token count for text whose real count the provider did not tell us:
+/// about four characters a token, which is what Anthropic and OpenAI suggest for
+/// English and code.
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4)
+}
