@@ -407,7 +407,7 @@ fn prepare(
         None => std::env::current_dir().context("cannot read the current folder")?,
     };
     let tools = ToolRegistry::base();
-    let config = load_config(&config_files(&workspace), &tools.names())?;
+    let config = load_config(&config_files(&workspace), &tools.available())?;
     let env = |name: &str| std::env::var(name).ok();
     let settings = settings::resolve(&model_args.flags(), &env, &config.settings)?;
     let model = build_model(&settings, model_args)?;
@@ -612,7 +612,7 @@ fn tool(
         Some(dir) => dir,
         None => std::env::current_dir().context("cannot read the current folder")?,
     };
-    let config = load_config(&config_files(&workspace), &ToolRegistry::base().names())?;
+    let config = load_config(&config_files(&workspace), &ToolRegistry::base().available())?;
     for ignored in &config.settings.sandbox.ignored {
         eprintln!("brood: ignored {}", brood::text::visible(ignored));
     }

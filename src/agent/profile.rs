@@ -8,6 +8,7 @@
 
 use crate::policy::PermissionMode;
 use crate::protocol::TASK_TOOL;
+use crate::protocol::ToolKind;
 
 /// The system prompt of the parent agent.
 const PARENT_PROMPT: &str = "You are brood, a coding agent working in the user's workspace. \
@@ -28,8 +29,10 @@ exactly one JSON object and nothing else (no markdown fences): {\"status\": \"co
 \"partial\", \"summary\": non-empty string, \"findings\": [strings], \"evidence\": \
 [\"path:line\" strings], \"unresolved_questions\": [strings]}.";
 
-/// Tools a read-only profile may never hold.
-const WRITING_TOOLS: &[&str] = &["bash", "write_file", "edit_file"];
+/// A tool a profile may name: its name and what it does, which decides
+/// whether a read-only profile may hold it (the same question the run-time
+/// barrier asks).
+pub type AvailableTool = (&'static str, ToolKind);
 
 /// Which model an agent runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,26 +167,33 @@ impl Profile {
     }
 
     /// Checks the hard rules for a child profile against the tools that exist.
-    pub fn validate_child(&self, available: &[&str]) -> Result<(), ProfileError> {
+    pub fn validate_child(&self, available: &[AvailableTool]) -> Result<(), ProfileError> {
         for tool in &self.tools {
             if tool == TASK_TOOL {
                 return Err(ProfileError::Delegation {
                     profile: self.name.clone(),
                 });
             }
-            if self.permission_mode == PermissionMode::ReadOnly
-                && WRITING_TOOLS.contains(&tool.as_str())
-            {
+            let kind = available
+                .iter()
+                .find(|(name, _)| name == tool)
+                .map(|(_, kind)| *kind);
+            let writes = match kind {
+                Some(ToolKind::Read) | None => false,
+                Some(ToolKind::Write | ToolKind::Exec | ToolKind::Delegate) => true,
+            };
+            if self.permission_mode == PermissionMode::ReadOnly && writes {
                 return Err(ProfileError::ReadOnlyWrites {
                     profile: self.name.clone(),
                     tool: tool.clone(),
                 });
             }
-            if !available.contains(&tool.as_str()) {
+            if kind.is_none() {
+                let names: Vec<&str> = available.iter().map(|(name, _)| *name).collect();
                 return Err(ProfileError::UnknownTool {
                     profile: self.name.clone(),
                     tool: tool.clone(),
-                    available: available.join(", "),
+                    available: names.join(", "),
                 });
             }
         }
@@ -207,13 +217,13 @@ impl Profile {
 mod tests {
     use super::*;
 
-    const BASE: &[&str] = &[
-        "bash",
-        "read_file",
-        "write_file",
-        "edit_file",
-        "glob",
-        "grep",
+    const BASE: &[AvailableTool] = &[
+        ("bash", ToolKind::Exec),
+        ("read_file", ToolKind::Read),
+        ("write_file", ToolKind::Write),
+        ("edit_file", ToolKind::Write),
+        ("glob", ToolKind::Read),
+        ("grep", ToolKind::Read),
     ];
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use directories::ProjectDirs;
 use serde::Deserialize;
 
-use crate::agent::{Profile, ProfileError};
+use crate::agent::{AvailableTool, Profile, ProfileError};
 
 mod profiles;
 mod sandbox;
@@ -149,7 +149,10 @@ pub fn config_files(workspace: &Path) -> Vec<PathBuf> {
 
 /// Reads `files` in order. Profiles are checked against the hard rules with
 /// `tools` available; a broken one is an error naming the file, profile and rule.
-pub fn load_config(files: &[PathBuf], tools: &[&str]) -> Result<LoadedConfig, ConfigError> {
+pub fn load_config(
+    files: &[PathBuf],
+    tools: &[AvailableTool],
+) -> Result<LoadedConfig, ConfigError> {
     let mut settings = FileSettings::default();
     let mut profiles: BTreeMap<String, Profile> = [Profile::general(), Profile::explore()]
         .into_iter()
@@ -207,6 +210,7 @@ mod tests {
     use super::*;
     use crate::agent::{ModelRole, ResultContract};
     use crate::policy::PermissionMode;
+    use crate::protocol::ToolKind;
 
     #[test]
     fn credential_variables_are_recognised() {
@@ -227,13 +231,13 @@ mod tests {
         }
     }
 
-    const TOOLS: &[&str] = &[
-        "bash",
-        "read_file",
-        "write_file",
-        "edit_file",
-        "glob",
-        "grep",
+    const TOOLS: &[AvailableTool] = &[
+        ("bash", ToolKind::Exec),
+        ("read_file", ToolKind::Read),
+        ("write_file", ToolKind::Write),
+        ("edit_file", ToolKind::Write),
+        ("glob", ToolKind::Read),
+        ("grep", ToolKind::Read),
     ];
 
     fn write_config(text: &str) -> (tempfile::TempDir, PathBuf) {

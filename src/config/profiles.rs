@@ -1,6 +1,7 @@
 //! `[profiles.NAME]` tables of `brood.toml`: custom subagent profiles.
 
 use super::{ConfigError, ConfigFile};
+use crate::agent::AvailableTool;
 use crate::agent::{ModelRole, Profile, ProfileError, ResultContract};
 use crate::policy::PermissionMode;
 use serde::Deserialize;
@@ -84,7 +85,7 @@ pub(super) fn add_profiles(
     profiles: &mut BTreeMap<String, Profile>,
     file: &ConfigFile,
     path: &Path,
-    tools: &[&str],
+    tools: &[AvailableTool],
 ) -> Result<(), ConfigError> {
     for (name, raw) in &file.profiles {
         if name == "main" {

@@ -11,6 +11,7 @@ use super::{
     BashTool, EditFileTool, GlobTool, GrepTool, ReadFileTool, Tool, WriteFileTool, schema, util,
 };
 use crate::model::ToolSpec;
+use crate::protocol::ToolKind;
 
 /// Why a call was refused before it ran; the text goes back to the model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,6 +69,11 @@ impl ToolRegistry {
 
     pub fn names(&self) -> Vec<&'static str> {
         self.tools.iter().map(|t| t.name()).collect()
+    }
+
+    /// Each tool's name and kind: what profiles are checked against.
+    pub fn available(&self) -> Vec<(&'static str, ToolKind)> {
+        self.tools.iter().map(|t| (t.name(), t.kind())).collect()
     }
 
     /// Keeps only the tools whose name `keep` accepts.

@@ -417,4 +417,5 @@ async fn an_interrupt_stops_a_running_tool_and_ends_the_run() {
     );
 }
 
+mod barriers;
 mod subagents;
