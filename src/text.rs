@@ -31,6 +31,36 @@ pub fn count(n: impl Into<u64>, noun: &str) -> String {
     }
 }
 
+/// A token count as brood writes it everywhere: `950`, `9.1k`, `32k`, `120k`,
+/// `1.2M`.
+pub fn tokens(n: u64) -> String {
+    fn scaled(n: u64, unit: u64, suffix: &str) -> String {
+        if n.is_multiple_of(unit) {
+            format!("{}{suffix}", n / unit)
+        } else {
+            format!("{:.1}{suffix}", n as f64 / unit as f64)
+        }
+    }
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..100_000 => scaled(n, 1_000, "k"),
+        100_000..1_000_000 => format!("{}k", (n + 500) / 1_000),
+        _ => scaled(n, 1_000_000, "M"),
+    }
+}
+
+/// A duration as brood writes it everywhere: `340ms`, `1.2s`, `12s`,
+/// `3m 05s`, `1h 02m`.
+pub fn duration(ms: u64) -> String {
+    match ms {
+        0..1_000 => format!("{ms}ms"),
+        1_000..10_000 => format!("{:.1}s", ms as f64 / 1_000.0),
+        10_000..60_000 => format!("{}s", ms / 1_000),
+        60_000..3_600_000 => format!("{}m {:02}s", ms / 60_000, (ms / 1_000) % 60),
+        _ => format!("{}h {:02}m", ms / 3_600_000, (ms / 60_000) % 60),
+    }
+}
+
 /// `text` with every character a terminal would obey rather than show made
 /// visible: C0 controls but newline and tab in caret notation (`^[` for ESC,
 /// `^G`, `^M`, `^?` for DEL), C1 controls and the bidirectional overrides
@@ -117,6 +147,21 @@ fn is_unsafe(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_read_the_same_everywhere() {
+        assert_eq!(tokens(950), "950");
+        assert_eq!(tokens(9_100), "9.1k");
+        assert_eq!(tokens(32_000), "32k");
+        assert_eq!(tokens(15_100), "15.1k");
+        assert_eq!(tokens(200_000), "200k");
+        assert_eq!(tokens(1_200_000), "1.2M");
+        assert_eq!(duration(340), "340ms");
+        assert_eq!(duration(1_234), "1.2s");
+        assert_eq!(duration(12_400), "12s");
+        assert_eq!(duration(125_000), "2m 05s");
+        assert_eq!(duration(3_725_000), "1h 02m");
+    }
 
     #[test]
     fn json_keeps_its_meaning_without_raw_terminal_controls() {

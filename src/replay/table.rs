@@ -1,6 +1,7 @@
 //! How `brood traces` shows its listing: an aligned table for people, one JSON
 //! object per line for machines.
 
+use crate::text::{duration, tokens};
 use std::path::Path;
 
 use serde_json::json;
@@ -94,17 +95,6 @@ fn date(started_at: &str) -> String {
     }
 }
 
-/// `<1s`, `42s`, `3m 05s`, `2h 04m`.
-fn duration(ms: u64) -> String {
-    let secs = ms / 1000;
-    match secs {
-        0 => "<1s".into(),
-        1..60 => format!("{secs}s"),
-        60..3600 => format!("{}m {:02}s", secs / 60, secs % 60),
-        _ => format!("{}h {:02}m", secs / 3600, secs % 3600 / 60),
-    }
-}
-
 /// The prompt on one line, cut to the column's width.
 fn prompt(text: Option<&str>) -> String {
     let Some(text) = text else {
@@ -126,15 +116,6 @@ fn prompt(text: Option<&str>) -> String {
         cut.push(c);
     }
     format!("{}…", cut.trim_end())
-}
-
-/// `950`, `12.3k`, `1.2M`.
-fn tokens(n: u64) -> String {
-    match n {
-        0..1000 => n.to_string(),
-        1000..1_000_000 => format!("{:.1}k", n as f64 / 1000.0),
-        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
-    }
 }
 
 fn ended(s: &TraceSummary) -> String {
