@@ -8,6 +8,7 @@ pub mod headless;
 pub mod ident;
 pub mod model;
 pub mod policy;
+pub mod printer;
 pub mod protocol;
 pub mod replay;
 pub mod sandbox;

@@ -6,7 +6,7 @@ use std::io::{ErrorKind, Write};
 
 use super::source::{Item, SkippedLine, Source};
 use super::{ReplayError, SourceFormat};
-use crate::headless::TextPrinter;
+use crate::printer::TextPrinter;
 
 /// What `--print` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

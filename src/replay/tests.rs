@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::event::{AgentId, Event, EventKind, TerminalReason, Usage};
-use crate::headless::TextPrinter;
+use crate::printer::TextPrinter;
 use crate::trace::TraceHeader;
 use crate::trace::{Step, TraceError, TraceReader};
 

@@ -11,7 +11,6 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::driver::{ChannelApprover, drive};
 use super::keys::{self, Action};
 use super::state::{SessionInfo, State};
 use super::terminal::{self, TerminalError};
@@ -20,6 +19,7 @@ use super::ui::Ui;
 use super::view::{ViewCache, render};
 use crate::event::{AgentId, Event, EventKind, Op};
 use crate::session::Session;
+use crate::session::{ChannelApprover, Ending, drive};
 
 /// The shortest time between two frames (about 60 frames a second).
 const FRAME: Duration = Duration::from_millis(16);
@@ -41,7 +41,13 @@ pub async fn run(
     let mut events = session.bus().subscribe();
     let (ops, op_rx) = mpsc::unbounded_channel();
     let shutdown = CancellationToken::new();
-    let driver = tokio::spawn(drive(session, op_rx, approver, shutdown.clone()));
+    let driver = tokio::spawn(drive(
+        session,
+        op_rx,
+        Some(approver),
+        shutdown.clone(),
+        Ending::OnQuit,
+    ));
     if let Some(prompt) = first_prompt {
         let _ = ops.send(Op::UserMessage(prompt));
     }

@@ -2,7 +2,6 @@
 //! ratatui buffer, and the render task that connects them to the terminal.
 
 pub mod app;
-pub mod driver;
 pub mod highlight;
 pub mod keys;
 pub mod markdown;

@@ -2,6 +2,12 @@
 //! The headless command and (later) the TUI both drive a `Session`; they differ
 //! only in how they show its events and answer its approvals.
 
+mod approver;
+mod task;
+
+pub use approver::ChannelApprover;
+pub use task::{Driven, Ending, OpSender, drive};
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;

@@ -1,0 +1,286 @@
+//! The text `brood run` and `replay --print` write for a session: each tool
+//! call one `> NAME: summary` line with the head of its result, children's calls
+//! as `[sub-N]` lines, the assistant's text as it streams. A pure function of
+//! the event stream, so a replay prints what the live run printed.
+
+use std::collections::BTreeMap;
+
+use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind};
+use crate::protocol::{TASK_TOOL, call_label, envelope_text, estimate_tokens};
+use crate::text::count;
+
+/// Result lines shown under each tool call.
+const RESULT_HEAD_LINES: usize = 4;
+/// Characters kept of each of those lines.
+const RESULT_LINE_CHARS: usize = 160;
+
+/// Characters of a child's tool output shown on its `[sub-N]` line.
+const CHILD_OUTPUT_CHARS: usize = 100;
+
+/// Turns events into the text `brood run` prints.
+pub struct TextPrinter {
+    /// Whether the last thing printed ended a line.
+    at_line_start: bool,
+    /// Tokens used per agent, from their `turn_end` events.
+    tokens: BTreeMap<AgentId, u64>,
+    /// Tokens of the task results that did enter the parent's context.
+    returned_tokens: u64,
+    /// Why the policy asked about calls that were then denied, by call id:
+    /// said with the result unless the result says it already.
+    denied: BTreeMap<String, String>,
+}
+
+impl Default for TextPrinter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TextPrinter {
+    pub fn new() -> Self {
+        TextPrinter {
+            at_line_start: true,
+            tokens: BTreeMap::new(),
+            returned_tokens: 0,
+            denied: BTreeMap::new(),
+        }
+    }
+
+    /// The text one event adds to the output (often nothing).
+    pub fn format(&mut self, event: &Event) -> String {
+        let mut out = String::new();
+        match event.agent {
+            AgentId::Main => self.format_parent(event, &mut out),
+            AgentId::Sub(_) => self.format_child(event, &mut out),
+        }
+        if let Some(last) = out.chars().last() {
+            self.at_line_start = last == '\n';
+        }
+        // Everything here comes from a model, a tool or a file: shown, never
+        // obeyed by the terminal.
+        match crate::text::visible(&out) {
+            std::borrow::Cow::Borrowed(_) => out,
+            std::borrow::Cow::Owned(safe) => safe,
+        }
+    }
+
+    fn format_parent(&mut self, event: &Event, out: &mut String) {
+        match &event.kind {
+            EventKind::TextDelta { text } => out.push_str(text),
+            EventKind::ToolCall {
+                name,
+                input,
+                summary,
+                ..
+            } => {
+                let summary = call_label(name, input, summary);
+                self.line(out, &format!("> {name}: {summary}"));
+            }
+            EventKind::PermissionDecision {
+                call_id,
+                decision,
+                reason,
+                by: DecidedBy::User,
+            } => match decision {
+                Decision::Allow => self.line(out, &format!("  ask: {reason} → allowed")),
+                Decision::Ask | Decision::Deny => {
+                    self.denied.insert(call_id.clone(), reason.clone());
+                }
+            },
+            EventKind::ToolResult {
+                call_id,
+                name,
+                content,
+                is_error,
+                ..
+            } => {
+                if let Some(reason) = self.denied.remove(call_id)
+                    && !content.contains(reason.as_str())
+                {
+                    self.line(out, &format!("  ask: {reason} → denied"));
+                }
+                if name == TASK_TOOL {
+                    self.returned_tokens += estimate_tokens(content);
+                    let summary = envelope_text(content);
+                    self.result_head(out, &summary, *is_error);
+                } else {
+                    self.result_head(out, content, *is_error);
+                }
+            }
+            EventKind::HookContinue { text } => {
+                self.line(out, &format!("> stop hook: {}", truncate_chars(text, 200)));
+            }
+            EventKind::Interrupted {} => self.line(out, "interrupted"),
+            EventKind::Retry {
+                attempt,
+                max_attempts,
+                wait_ms,
+                reason,
+            } => self.line(out, &retry_line(*attempt, *max_attempts, *wait_ms, reason)),
+            EventKind::TurnEnd { usage, .. } => {
+                *self.tokens.entry(event.agent).or_default() += usage.total();
+                if !self.at_line_start && !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                let totals = self.token_line();
+                self.line(out, &totals);
+            }
+            EventKind::UserMessage { .. }
+            | EventKind::ModelRequest { .. }
+            | EventKind::AssistantMessage { .. }
+            | EventKind::ApprovalRequested { .. }
+            | EventKind::PermissionDecision { .. }
+            | EventKind::Error { .. }
+            | EventKind::SubagentStart { .. }
+            | EventKind::SubagentEnd { .. } => {}
+        }
+    }
+
+    /// Children are shown as one line per tool call between a start and an end
+    /// line; their streamed text stays in their own lane.
+    fn format_child(&mut self, event: &Event, out: &mut String) {
+        let id = event.agent;
+        match &event.kind {
+            EventKind::SubagentStart {
+                profile,
+                description,
+                ..
+            } => self.line(
+                out,
+                &format!("[Subagent started] {id} {profile}: {description}"),
+            ),
+            EventKind::ToolResult { name, content, .. } => {
+                let flat = flatten_head(content, CHILD_OUTPUT_CHARS);
+                let head = truncate_chars(&flat, CHILD_OUTPUT_CHARS);
+                self.line(out, &format!("  [{id}] {name}: {head}"));
+            }
+            EventKind::TurnEnd { usage, .. } => {
+                *self.tokens.entry(id).or_default() += usage.total();
+            }
+            EventKind::Retry {
+                attempt,
+                max_attempts,
+                wait_ms,
+                reason,
+            } => {
+                let text = retry_line(*attempt, *max_attempts, *wait_ms, reason);
+                self.line(out, &format!("  [{id}] {text}"));
+            }
+            EventKind::SubagentEnd {
+                reason,
+                steps,
+                usage,
+                ..
+            } => {
+                let tokens = usage.total();
+                self.line(
+                    out,
+                    &format!(
+                        "[Subagent done] {id} {reason} · {} · {tokens} tokens",
+                        count(*steps, "step")
+                    ),
+                );
+            }
+            EventKind::UserMessage { .. }
+            | EventKind::ModelRequest { .. }
+            | EventKind::TextDelta { .. }
+            | EventKind::AssistantMessage { .. }
+            | EventKind::ToolCall { .. }
+            | EventKind::ApprovalRequested { .. }
+            | EventKind::PermissionDecision { .. }
+            | EventKind::HookContinue { .. }
+            | EventKind::Error { .. }
+            | EventKind::Interrupted {} => {}
+        }
+    }
+
+    fn result_head(&self, out: &mut String, content: &str, is_error: bool) {
+        let mut lines = content.lines();
+        for (i, text) in lines.by_ref().take(RESULT_HEAD_LINES).enumerate() {
+            let text = truncate_chars(text, RESULT_LINE_CHARS);
+            let prefix = if i == 0 && is_error {
+                "  error: "
+            } else {
+                "  "
+            };
+            self.line(out, &format!("{prefix}{text}"));
+        }
+        let rest = lines.count();
+        if rest > 0 {
+            self.line(out, &format!("  … +{}", count(rest as u64, "line")));
+        }
+    }
+
+    /// `tokens: main 5123 · sub-1 4213 · kept out of main's context: 3900`.
+    fn token_line(&self) -> String {
+        let mut parts: Vec<String> = self
+            .tokens
+            .iter()
+            .map(|(agent, tokens)| format!("{agent} {tokens}"))
+            .collect();
+        let children: u64 = self
+            .tokens
+            .iter()
+            .filter(|(agent, _)| **agent != AgentId::Main)
+            .map(|(_, tokens)| tokens)
+            .sum();
+        if children > 0 {
+            let kept = children.saturating_sub(self.returned_tokens);
+            parts.push(format!("kept out of main's context: {kept}"));
+        }
+        format!("tokens: {}", parts.join(" · "))
+    }
+
+    /// Appends `text` as a line of its own.
+    fn line(&self, out: &mut String, text: &str) {
+        let continuing = if out.is_empty() {
+            self.at_line_start
+        } else {
+            out.ends_with('\n')
+        };
+        if !continuing {
+            out.push('\n');
+        }
+        out.push_str(text);
+        out.push('\n');
+    }
+}
+
+/// `retrying in 2 s (1/4): the API answered HTTP 529: Overloaded`.
+pub fn retry_line(attempt: u32, max_attempts: u32, wait_ms: u64, reason: &str) -> String {
+    let wait = if wait_ms >= 1000 {
+        format!("{:.0} s", wait_ms as f64 / 1000.0)
+    } else {
+        format!("{wait_ms} ms")
+    };
+    format!("retrying in {wait} ({attempt}/{max_attempts}): {reason}")
+}
+
+/// The first words of `text` joined by single spaces, stopping once there is
+/// more than `max` characters' worth: a child's multi-KB result is never
+/// flattened whole to show 100 characters of it.
+fn flatten_head(text: &str, max: usize) -> String {
+    let mut flat = String::new();
+    for word in text.split_whitespace() {
+        if !flat.is_empty() {
+            flat.push(' ');
+        }
+        flat.push_str(word);
+        // Bytes bound characters from above (a char is at most 4 bytes).
+        if flat.len() > max * 4 {
+            break;
+        }
+    }
+    flat
+}
+
+fn truncate_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+#[path = "printer_tests.rs"]
+mod tests;

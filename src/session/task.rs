@@ -1,0 +1,161 @@
+//! The session task: it owns the `Session`, runs one turn at a time, and takes
+//! `Op`s — new messages, answers to approval dialogs, interrupts — while a turn
+//! runs. The workbench drives it from the screen, `brood run` with one message;
+//! both see the session only through its events.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Session;
+use super::approver::ChannelApprover;
+use crate::agent::RunOutcome;
+use crate::event::{ApprovalAnswer, Op};
+use crate::policy::Policy;
+
+/// Messages from the screen to the session task.
+pub type OpSender = mpsc::UnboundedSender<Op>;
+
+/// When the session task ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// At `Op::Quit` or `Op::Terminate`, or when every `Op` sender is gone (the
+    /// workbench).
+    OnQuit,
+    /// As soon as no turn runs and no message waits (`brood run`: one prompt).
+    WhenIdle,
+}
+
+/// What the session task hands back when it ends.
+pub struct Driven {
+    pub session: Session,
+    /// How the last turn ended, if one ran.
+    pub last: Option<RunOutcome>,
+}
+
+/// Runs the session until `ending`. Messages that arrive while a turn runs
+/// wait their turn, in order. `approver` is the one the session's agents ask,
+/// when a person answers them through `Op::Approval`; without it approvals are
+/// the agents' own business (`brood run` answers them at once).
+pub async fn drive(
+    mut session: Session,
+    mut ops: mpsc::UnboundedReceiver<Op>,
+    approver: Option<Arc<ChannelApprover>>,
+    shutdown: CancellationToken,
+    ending: Ending,
+) -> Driven {
+    let policy: Arc<Policy> = session.policy().clone();
+    let answer = |id, answer| {
+        if let Some(approver) = &approver {
+            apply_answer(approver, &policy, id, answer);
+        }
+    };
+    let mut pending: VecDeque<String> = VecDeque::new();
+    let mut last = None;
+    loop {
+        let text = match pending.pop_front() {
+            Some(text) => text,
+            None => match next_idle_op(&mut ops, &answer, ending).await {
+                Idle::Message(text) => text,
+                Idle::Quit => break,
+                Idle::Terminate => {
+                    session.mark_interrupted();
+                    break;
+                }
+            },
+        };
+        let turn = shutdown.child_token();
+        let mut quit = false;
+        let mut terminated = false;
+        let outcome = {
+            let run = session.send(&text, &turn);
+            tokio::pin!(run);
+            loop {
+                tokio::select! {
+                    outcome = &mut run => break outcome,
+                    op = ops.recv(), if !quit => match op {
+                        Some(Op::UserMessage(text)) => pending.push_back(text),
+                        Some(Op::Approval { id, answer: given }) => answer(id, given),
+                        Some(Op::Interrupt) => turn.cancel(),
+                        Some(Op::Quit) => {
+                            quit = true;
+                            turn.cancel();
+                        }
+                        // With nothing more to say, `brood run` lets the turn end.
+                        None if ending == Ending::WhenIdle => quit = true,
+                        None => {
+                            quit = true;
+                            turn.cancel();
+                        }
+                        Some(Op::Terminate) => {
+                            quit = true;
+                            terminated = true;
+                            turn.cancel();
+                        }
+                    },
+                }
+            }
+        };
+        // A turn that finished just as the signal came is still the last
+        // thing before an interruption.
+        if outcome.reason == crate::event::TerminalReason::Interrupted || terminated {
+            session.mark_interrupted();
+        }
+        last = Some(outcome);
+        if quit && (ending == Ending::OnQuit || terminated || pending.is_empty()) {
+            break;
+        }
+    }
+    Driven { session, last }
+}
+
+/// What ends a wait while no turn runs.
+enum Idle {
+    Message(String),
+    Quit,
+    Terminate,
+}
+
+/// Waits for the next message while no turn runs; under `Ending::WhenIdle`
+/// only what is already queued counts.
+async fn next_idle_op(
+    ops: &mut mpsc::UnboundedReceiver<Op>,
+    answer: &impl Fn(u64, ApprovalAnswer),
+    ending: Ending,
+) -> Idle {
+    loop {
+        let op = match ending {
+            Ending::OnQuit => ops.recv().await,
+            Ending::WhenIdle => ops.try_recv().ok(),
+        };
+        let Some(op) = op else {
+            return Idle::Quit;
+        };
+        match op {
+            Op::UserMessage(text) => return Idle::Message(text),
+            Op::Approval { id, answer: given } => answer(id, given),
+            Op::Interrupt => {}
+            Op::Quit => return Idle::Quit,
+            Op::Terminate => return Idle::Terminate,
+        }
+    }
+}
+
+fn apply_answer(approver: &ChannelApprover, policy: &Policy, id: u64, answer: ApprovalAnswer) {
+    match answer {
+        ApprovalAnswer::AllowOnce => approver.answer(id, true),
+        ApprovalAnswer::AllowPrefix(prefix) => {
+            policy.allow_prefix(&prefix);
+            approver.answer(id, true);
+            approver.answer_covered(policy);
+        }
+        ApprovalAnswer::Deny => approver.answer(id, false),
+        ApprovalAnswer::DenyBecause(reason) => approver.deny_because(id, reason),
+    }
+}
+
+#[cfg(test)]
+#[path = "task_tests.rs"]
+mod tests;
