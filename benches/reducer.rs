@@ -3,7 +3,8 @@
 
 use std::hint::black_box;
 
-use brood::tui::state::{SessionInfo, State};
+use brood::protocol::SessionInfo;
+use brood::tui::state::State;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 #[path = "workload.rs"]

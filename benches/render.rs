@@ -3,7 +3,8 @@
 
 use std::hint::black_box;
 
-use brood::tui::state::{SessionInfo, State};
+use brood::protocol::SessionInfo;
+use brood::tui::state::State;
 use brood::tui::theme::{ColorMode, Theme};
 use brood::tui::ui::{Focus, Ui};
 use brood::tui::view::{ViewCache, render};

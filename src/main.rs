@@ -21,13 +21,13 @@ use brood::model::offline::OfflineModel;
 use brood::model::openai::OpenAiModel;
 use brood::model::scripted::ScriptedModel;
 use brood::policy::classify_command;
+use brood::protocol::SessionInfo;
 use brood::replay::PrintFormat;
 use brood::sandbox::{Network, Sandbox, SandboxMode, SandboxSettings};
-use brood::session::ChannelApprover;
+use brood::session::{ChannelApprover, Ending, drive};
 use brood::session::{Session, SessionOptions, TraceTarget};
 use brood::tools::ToolRegistry;
 use brood::tui::replay::ReplayExit;
-use brood::tui::state::SessionInfo;
 use brood::tui::{self, app};
 
 #[derive(Parser)]
@@ -499,7 +499,27 @@ fn workbench(
     let Prepared { session, info } = prepare(model_args, args, approver.clone())?;
     tracing::info!(session = session.id(), "workbench");
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(app::run(session, approver, info, first_prompt))?;
+    runtime.block_on(async move {
+        let events = session.bus().subscribe();
+        let (ops, op_rx) = tokio::sync::mpsc::unbounded_channel();
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(drive(
+            session,
+            op_rx,
+            Some(approver),
+            shutdown.clone(),
+            Ending::OnQuit,
+        ));
+        let link = app::Link {
+            events,
+            ops,
+            shutdown,
+            done: async move {
+                let _ = task.await;
+            },
+        };
+        app::run(link, info, first_prompt).await
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 

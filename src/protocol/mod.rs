@@ -1,11 +1,16 @@
 //! The words several parts of brood share, beside the event vocabulary in
 //! `event.rs`: what kind of thing a tool does, the `task` tool's name and
-//! envelope, and the token estimate every gauge uses. It depends on nothing
-//! but serde, so the engine, the screen and the readers can all use it without
-//! knowing each other.
+//! envelope, the token estimate every gauge uses, the sandbox's summary, and
+//! what the screen is handed about a session. It depends on nothing but serde
+//! and the event vocabulary, so the engine, the screen and the readers can all
+//! use it without knowing each other.
 
+mod sandbox;
+mod screen;
 mod task;
 
+pub use sandbox::{Network, SandboxMode, SandboxSummary};
+pub use screen::{Loaded, SessionInfo};
 pub use task::{TASK_TOOL, envelope_text, first_words, summarize_task};
 
 /// What a tool may do, as far as permissions are concerned.

@@ -8,8 +8,7 @@ use tokio::sync::mpsc;
 
 use super::ReplayError;
 use super::source::{Item, Source};
-use crate::tui::replay::Loaded;
-use crate::tui::state::SessionInfo;
+use crate::protocol::{Loaded, SessionInfo};
 
 /// Messages that may wait for the screen. The screen drains the channel at
 /// every wake-up, so this bound only matters if it stalls; it keeps a stalled

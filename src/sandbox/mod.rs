@@ -19,11 +19,11 @@ mod settings;
 #[cfg(test)]
 mod tests;
 
-pub use settings::{Network, SandboxMode, SandboxSettings};
+pub use crate::protocol::{Network, SandboxMode, SandboxSummary};
+pub use settings::SandboxSettings;
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use tokio::process::Command;
 
 /// Why a sandbox could not be prepared at all (as opposed to being unavailable
@@ -38,44 +38,6 @@ pub enum SandboxError {
         #[source]
         source: std::io::Error,
     },
-}
-
-/// What the session's commands run under, as the trace header and the status
-/// line tell it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SandboxSummary {
-    pub mode: SandboxMode,
-    pub network: Network,
-    /// What enforces the sandbox (`bubblewrap`); absent when nothing does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enforced_by: Option<String>,
-    /// Why the sandbox that was asked for is not in force on this machine.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub missing: Option<String>,
-}
-
-impl SandboxSummary {
-    /// Whether commands are confined: a sandbox mode was asked for and is
-    /// enforced. Anything else is shown as a warning.
-    pub fn confined(&self) -> bool {
-        self.mode != SandboxMode::Off && self.enforced_by.is_some()
-    }
-
-    /// A word or two for the status line, where room is short: `sandboxed`,
-    /// `read-only`, `+net` when the network is on; `SANDBOX OFF` and
-    /// `NO SANDBOX` when commands are not confined.
-    pub fn label(&self) -> String {
-        let base = match (self.mode, self.enforced_by.is_some()) {
-            (SandboxMode::Off, _) => return "SANDBOX OFF".to_string(),
-            (_, false) => return "NO SANDBOX".to_string(),
-            (SandboxMode::WorkspaceWrite, true) => "sandboxed",
-            (SandboxMode::ReadOnly, true) => "read-only",
-        };
-        match self.network {
-            Network::On => format!("{base} +net"),
-            Network::Off => base.to_string(),
-        }
-    }
 }
 
 /// How this session's commands are started.

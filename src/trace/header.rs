@@ -23,7 +23,7 @@ pub struct TraceHeader {
     /// What the session's commands ran under; absent in traces of older
     /// brood versions and of other tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sandbox: Option<crate::sandbox::SandboxSummary>,
+    pub sandbox: Option<crate::protocol::SandboxSummary>,
 }
 
 impl TraceHeader {

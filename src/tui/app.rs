@@ -3,7 +3,6 @@
 //! draws when something changed, at most once every 16 ms, and not at all when
 //! nothing happens.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::EventStream;
@@ -12,14 +11,13 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::keys::{self, Action};
-use super::state::{SessionInfo, State};
+use super::state::State;
 use super::terminal::{self, TerminalError};
 use super::theme::Theme;
 use super::ui::Ui;
 use super::view::{ViewCache, render};
 use crate::event::{AgentId, Event, EventKind, Op};
-use crate::session::Session;
-use crate::session::{ChannelApprover, Ending, drive};
+use crate::protocol::SessionInfo;
 
 /// The shortest time between two frames (about 60 frames a second).
 const FRAME: Duration = Duration::from_millis(16);
@@ -29,25 +27,31 @@ const TICK: Duration = Duration::from_millis(100);
 /// makes the keys feel stuck.
 const EVENT_BATCH: usize = 4096;
 
+/// What the workbench talks to: the session's events in, `Op`s out. The
+/// session task itself runs elsewhere; the screen never sees it.
+pub struct Link<Done> {
+    pub events: mpsc::UnboundedReceiver<Event>,
+    pub ops: mpsc::UnboundedSender<Op>,
+    /// Cancelled when the screen quits, to stop the turn and its children.
+    pub shutdown: CancellationToken,
+    /// Completes when the session task has written its last events.
+    pub done: Done,
+}
+
 /// Runs the workbench until the user quits. `first_prompt` is sent at once (the
 /// demo's question).
-pub async fn run(
-    session: Session,
-    approver: Arc<ChannelApprover>,
+pub async fn run<Done: Future>(
+    link: Link<Done>,
     info: SessionInfo,
     first_prompt: Option<String>,
 ) -> Result<(), TerminalError> {
+    let Link {
+        mut events,
+        ops,
+        shutdown,
+        done,
+    } = link;
     let mut guard = terminal::enter()?;
-    let mut events = session.bus().subscribe();
-    let (ops, op_rx) = mpsc::unbounded_channel();
-    let shutdown = CancellationToken::new();
-    let driver = tokio::spawn(drive(
-        session,
-        op_rx,
-        Some(approver),
-        shutdown.clone(),
-        Ending::OnQuit,
-    ));
     if let Some(prompt) = first_prompt {
         let _ = ops.send(Op::UserMessage(prompt));
     }
@@ -65,7 +69,7 @@ pub async fn run(
         Ok(Exit::Signal) => Op::Terminate,
     });
     shutdown.cancel();
-    let _ = tokio::time::timeout(Duration::from_secs(3), driver).await;
+    let _ = tokio::time::timeout(Duration::from_secs(3), done).await;
     drop(guard);
     result.map(|_| ())
 }

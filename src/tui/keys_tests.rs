@@ -7,7 +7,8 @@ use crossterm::event::{Event as InputEvent, KeyCode, KeyEvent, KeyModifiers};
 
 use super::{Action, handle};
 use crate::event::{AgentId, Event, EventKind};
-use crate::tui::state::{SessionInfo, State};
+use crate::protocol::SessionInfo;
+use crate::tui::state::State;
 use crate::tui::ui::{Focus, Overlay, Ui};
 
 fn ctrl_d() -> InputEvent {

@@ -12,27 +12,13 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use super::keys;
-use super::state::{Checkpoint, SessionInfo, State};
+use super::state::{Checkpoint, State};
 use super::terminal::{self, TerminalError};
 use super::theme::Theme;
 use super::ui::{Focus, ReplayBar, Ui};
 use super::view::{ViewCache, render};
 use crate::event::{Event, EventKind};
-
-/// What the loader sends while it reads a file.
-#[derive(Debug)]
-pub enum Loaded {
-    Event(Box<Event>),
-    /// A line that could not be read, skipped.
-    Skipped {
-        line: usize,
-        error: String,
-    },
-    /// The end of the file; `truncated_tail` when the last line was cut off.
-    Done {
-        truncated_tail: bool,
-    },
-}
+use crate::protocol::{Loaded, SessionInfo};
 
 /// Playback speeds, slowest to fastest.
 pub const SPEEDS: [f64; 9] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];

@@ -7,24 +7,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason, Usage};
-use crate::protocol::estimate_tokens;
+use crate::protocol::{SessionInfo, estimate_tokens};
 use crate::protocol::{TASK_TOOL, call_label, envelope_text};
 use crate::text::count;
-
-/// Facts about the session shown in the title and status lines.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionInfo {
-    pub provider: String,
-    pub model: String,
-    pub light_model: Option<String>,
-    pub session: String,
-    pub trace_path: Option<String>,
-    pub cwd: String,
-    /// The main model's context window, for the parent's context gauge.
-    pub context_window: u64,
-    /// What commands run under; unknown for traces of other tools.
-    pub sandbox: Option<crate::sandbox::SandboxSummary>,
-}
 
 /// Where a tool call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

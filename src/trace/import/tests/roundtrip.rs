@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::event::TerminalReason;
-use crate::tui::state::{CallStatus, ChildStatus, EntryKind, SessionInfo, State, TaskCell};
+use crate::protocol::SessionInfo;
+use crate::tui::state::{CallStatus, ChildStatus, EntryKind, State, TaskCell};
 
 fn replay(imported: &Imported) -> State {
     let mut state = State::new(SessionInfo::default());

@@ -10,7 +10,8 @@ use ratatui::style::Color;
 use serde_json::Value;
 
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind, TerminalReason, Usage};
-use crate::tui::state::{SessionInfo, State};
+use crate::protocol::SessionInfo;
+use crate::tui::state::State;
 use crate::tui::theme::{ColorMode, Theme};
 use crate::tui::ui::Ui;
 use crate::tui::view::{ViewCache, render};

@@ -1,0 +1,36 @@
+//! What the screen is given besides events: the facts of the session for its
+//! title and status lines, and, in a replay, the items a reader sends while it
+//! reads a file.
+
+use crate::event::Event;
+use crate::protocol::SandboxSummary;
+
+/// Facts about the session shown in the title and status lines.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionInfo {
+    pub provider: String,
+    pub model: String,
+    pub light_model: Option<String>,
+    pub session: String,
+    pub trace_path: Option<String>,
+    pub cwd: String,
+    /// The main model's context window, for the parent's context gauge.
+    pub context_window: u64,
+    /// What commands run under; unknown for traces of other tools.
+    pub sandbox: Option<SandboxSummary>,
+}
+
+/// What a replay's reader sends while it reads a file.
+#[derive(Debug)]
+pub enum Loaded {
+    Event(Box<Event>),
+    /// A line that could not be read, skipped.
+    Skipped {
+        line: usize,
+        error: String,
+    },
+    /// The end of the file; `truncated_tail` when the last line was cut off.
+    Done {
+        truncated_tail: bool,
+    },
+}
