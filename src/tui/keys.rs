@@ -5,10 +5,11 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{
-    Event as InputEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
+    Event as InputEvent, KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind,
 };
 
-use super::state::{PendingApproval, State};
+use super::keymap::{self, Command, Place};
+use super::state::State;
 use super::ui::{Direction, Focus, LiveMode, Overlay, Ui, empty_composer};
 use crate::event::{ApprovalAnswer, Op};
 
@@ -50,35 +51,127 @@ pub fn handle(input: &InputEvent, state: &State, ui: &mut Ui, now: Instant) -> V
 }
 
 fn handle_key(key: &KeyEvent, state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    if ctrl && key.code == KeyCode::Char('c') {
-        return ctrl_c(state, ui, now);
+    // A reason typed for an approval that is no longer first is dropped.
+    if let Some(approval) = state.approvals.first()
+        && ui
+            .deny_reason
+            .as_ref()
+            .is_some_and(|(id, _)| *id != approval.id)
+    {
+        ui.deny_reason = None;
     }
-    if ctrl && key.code == KeyCode::Char('d') && ui.composer_text().is_empty() {
-        return vec![Action::Quit];
-    }
-    if let Some(approval) = state.approvals.first() {
-        return approval_key(key, approval, ui);
-    }
-    if let Some(overlay) = ui.overlay {
-        overlay_key(key, overlay, ui);
-        return Vec::new();
-    }
-    match key.code {
-        KeyCode::Tab => {
-            ui.focus = ui.focus.cycle(Direction::Forward);
-            return Vec::new();
+    match keymap::lookup(&places(state, ui), key) {
+        Some(command) => run(command, key, state, ui, now),
+        None => {
+            type_key(key, state, ui);
+            Vec::new()
         }
-        KeyCode::BackTab => {
-            ui.focus = ui.focus.cycle(Direction::Backward);
-            return Vec::new();
+    }
+}
+
+/// Where keys act now, first place first: what the key table is read for,
+/// by dispatch and by the status line alike.
+pub fn places(state: &State, ui: &Ui) -> Vec<Place> {
+    let mut places = vec![Place::Anywhere];
+    if !state.approvals.is_empty() {
+        places.push(match ui.deny_reason {
+            Some(_) => Place::Reason,
+            None => Place::Approval,
+        });
+        return places;
+    }
+    match ui.overlay {
+        Some(Overlay::Help) => places.push(Place::Help),
+        Some(Overlay::Transcript(_)) => places.push(Place::Transcript),
+        None => {
+            if ui.replay.is_some() {
+                places.push(Place::Replay);
+            }
+            match ui.focus {
+                Focus::Composer => places.push(Place::Composer),
+                Focus::Conversation => places.extend([Place::Conversation, Place::Panes]),
+                Focus::Subagents => places.extend([Place::Subagents, Place::Panes]),
+                Focus::Live => places.extend([Place::Live, Place::Panes]),
+            }
         }
-        _ => {}
     }
-    if ui.focus == Focus::Composer {
-        return composer_key(key, state, ui);
+    places
+}
+
+/// Runs one command of the key table.
+fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
+    let children = state.children.len();
+    match command {
+        Command::Interrupt => return ctrl_c(state, ui, now),
+        Command::Quit if ui.composer_text().is_empty() => return vec![Action::Quit],
+        // Ctrl-D with something typed, `?` in a prompt: they are text.
+        Command::Quit => type_key(key, state, ui),
+        Command::Help if ui.focus == Focus::Composer && !ui.composer_text().is_empty() => {
+            type_key(key, state, ui)
+        }
+        Command::Help => {
+            ui.overlay = Some(Overlay::Help);
+            ui.overlay_scroll.to_top();
+        }
+        Command::Close => ui.overlay = None,
+        Command::FocusNext => ui.focus = ui.focus.cycle(Direction::Forward),
+        Command::FocusPrevious => ui.focus = ui.focus.cycle(Direction::Backward),
+        Command::FocusComposer => ui.focus = Focus::Composer,
+        Command::LeaveComposer => ui.focus = Focus::Conversation,
+        Command::ScrollUp => scroll_of(ui).up(1),
+        Command::ScrollDown => scroll_of(ui).down(1),
+        Command::PageUp => scroll_of(ui).up(PAGE_LINES),
+        Command::PageDown => scroll_of(ui).down(PAGE_LINES),
+        Command::Top if ui.overlay.is_none() && ui.focus == Focus::Subagents => {
+            ui.selected_child = 0
+        }
+        Command::Bottom if ui.overlay.is_none() && ui.focus == Focus::Subagents => {
+            ui.selected_child = children.saturating_sub(1)
+        }
+        Command::Top => scroll_of(ui).to_top(),
+        Command::Bottom => scroll_of(ui).to_bottom(),
+        Command::PreviousChild => select_child(state, ui, Direction::Backward),
+        Command::NextChild => select_child(state, ui, Direction::Forward),
+        Command::ToggleLiveMode => {
+            ui.live_mode = match ui.live_mode {
+                LiveMode::Selected => LiveMode::All,
+                LiveMode::All => LiveMode::Selected,
+            };
+            ui.live.to_bottom();
+        }
+        Command::ToggleTrace => {
+            ui.show_trace = !ui.show_trace;
+            ui.trace.to_bottom();
+        }
+        Command::ExpandCells => toggle_expanded(state, ui),
+        Command::OpenChild => {
+            if let Some(child) = state.children.get(ui.selected_child) {
+                ui.overlay = Some(Overlay::Transcript(child.id));
+                ui.overlay_scroll.to_top();
+            }
+        }
+        Command::Send => return submit(state, ui),
+        Command::Newline => ui.composer.insert_newline(),
+        Command::HistoryBack => recall(ui, Direction::Backward),
+        Command::HistoryForward => recall(ui, Direction::Forward),
+        Command::AllowOnce
+        | Command::AllowForSession
+        | Command::DenyWithReason
+        | Command::Deny
+        | Command::SendReason => return approval(command, state, ui),
+        // The replay's controls are run by the replay player, which reads the
+        // same table before it hands a key on.
+        Command::PlayPause
+        | Command::StepForward
+        | Command::StepBack
+        | Command::NextChildStart
+        | Command::PreviousChildStart
+        | Command::Faster
+        | Command::Slower
+        | Command::ReplayStart
+        | Command::ReplayEnd
+        | Command::QuitReplay => {}
     }
-    pane_key(key, state, ui);
     Vec::new()
 }
 
@@ -103,52 +196,29 @@ fn ctrl_c(state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
 /// Characters of a typed denial reason at most.
 const MAX_REASON_CHARS: usize = 500;
 
-fn approval_key(key: &KeyEvent, approval: &PendingApproval, ui: &mut Ui) -> Vec<Action> {
-    // A reason typed for an approval that is no longer first is dropped.
-    if ui
-        .deny_reason
-        .as_ref()
-        .is_some_and(|(id, _)| *id != approval.id)
-    {
-        ui.deny_reason = None;
-    }
-    if let Some((_, reason)) = ui.deny_reason.as_mut() {
-        let answer = match key.code {
-            KeyCode::Enter => match reason.trim() {
-                "" => ApprovalAnswer::Deny,
-                why => ApprovalAnswer::DenyBecause(why.to_string()),
-            },
-            KeyCode::Esc => ApprovalAnswer::Deny,
-            KeyCode::Backspace => {
-                reason.pop();
-                return Vec::new();
-            }
-            KeyCode::Char(c) if !c.is_control() => {
-                if reason.chars().count() < MAX_REASON_CHARS {
-                    reason.push(c);
-                }
-                return Vec::new();
-            }
-            _ => return Vec::new(),
-        };
-        ui.deny_reason = None;
-        return vec![Action::Send(Op::Approval {
-            id: approval.id,
-            answer,
-        })];
-    }
-    let answer = match key.code {
-        KeyCode::Char('y') | KeyCode::Char('Y') => ApprovalAnswer::AllowOnce,
-        KeyCode::Char('a') | KeyCode::Char('A') => {
-            ApprovalAnswer::AllowPrefix(approval.session_rule.clone())
-        }
+/// The approval dialog's commands.
+fn approval(command: Command, state: &State, ui: &mut Ui) -> Vec<Action> {
+    let Some(approval) = state.approvals.first() else {
+        return Vec::new();
+    };
+    let answer = match command {
+        Command::AllowOnce => ApprovalAnswer::AllowOnce,
+        Command::AllowForSession => ApprovalAnswer::AllowPrefix(approval.session_rule.clone()),
         // `n` asks why first (Enter with nothing typed denies without a reason).
-        KeyCode::Char('n') | KeyCode::Char('N') => {
+        Command::DenyWithReason => {
             ui.deny_reason = Some((approval.id, String::new()));
             return Vec::new();
         }
-        KeyCode::Esc => ApprovalAnswer::Deny,
-        _ => return Vec::new(),
+        Command::SendReason => match ui.deny_reason.take() {
+            Some((_, why)) if !why.trim().is_empty() => {
+                ApprovalAnswer::DenyBecause(why.trim().to_string())
+            }
+            _ => ApprovalAnswer::Deny,
+        },
+        _ => {
+            ui.deny_reason = None;
+            ApprovalAnswer::Deny
+        }
     };
     vec![Action::Send(Op::Approval {
         id: approval.id,
@@ -156,60 +226,35 @@ fn approval_key(key: &KeyEvent, approval: &PendingApproval, ui: &mut Ui) -> Vec<
     })]
 }
 
-fn overlay_key(key: &KeyEvent, overlay: Overlay, ui: &mut Ui) {
-    match key.code {
-        KeyCode::Esc | KeyCode::Char('q') => ui.overlay = None,
-        KeyCode::Char('?') if overlay == Overlay::Help => ui.overlay = None,
-        KeyCode::Up | KeyCode::Char('k') => ui.overlay_scroll.up(1),
-        KeyCode::Down | KeyCode::Char('j') => ui.overlay_scroll.down(1),
-        KeyCode::PageUp => ui.overlay_scroll.up(PAGE_LINES),
-        KeyCode::PageDown | KeyCode::Char(' ') => ui.overlay_scroll.down(PAGE_LINES),
-        KeyCode::Home | KeyCode::Char('g') => ui.overlay_scroll.to_top(),
-        KeyCode::End | KeyCode::Char('G') => ui.overlay_scroll.to_bottom(),
-        _ => {}
+/// A key no row of the table binds: text for the composer or the reason.
+fn type_key(key: &KeyEvent, state: &State, ui: &mut Ui) {
+    if !state.approvals.is_empty() {
+        if let Some((_, reason)) = ui.deny_reason.as_mut() {
+            match key.code {
+                KeyCode::Backspace => {
+                    reason.pop();
+                }
+                KeyCode::Char(c)
+                    if !c.is_control() && reason.chars().count() < MAX_REASON_CHARS =>
+                {
+                    reason.push(c)
+                }
+                _ => {}
+            }
+        }
+        return;
+    }
+    if ui.overlay.is_none() && ui.focus == Focus::Composer {
+        ui.composer.input(*key);
+        ui.history_pos = None;
     }
 }
 
-fn composer_key(key: &KeyEvent, state: &State, ui: &mut Ui) -> Vec<Action> {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let newline = key
-        .modifiers
-        .intersects(KeyModifiers::ALT | KeyModifiers::SHIFT);
-    match key.code {
-        KeyCode::Enter if newline => {
-            ui.composer.insert_newline();
-            Vec::new()
-        }
-        KeyCode::Enter => submit(state, ui),
-        KeyCode::Char('p') if ctrl => {
-            recall(ui, Direction::Backward);
-            Vec::new()
-        }
-        KeyCode::Char('n') if ctrl => {
-            recall(ui, Direction::Forward);
-            Vec::new()
-        }
-        KeyCode::Char('?') if ui.composer_text().is_empty() => {
-            ui.overlay = Some(Overlay::Help);
-            Vec::new()
-        }
-        KeyCode::Esc => {
-            ui.focus = Focus::Conversation;
-            Vec::new()
-        }
-        KeyCode::PageUp => {
-            ui.conversation.up(PAGE_LINES);
-            Vec::new()
-        }
-        KeyCode::PageDown => {
-            ui.conversation.down(PAGE_LINES);
-            Vec::new()
-        }
-        _ => {
-            ui.composer.input(*key);
-            ui.history_pos = None;
-            Vec::new()
-        }
+/// The scroll the keys move: the overlay's, else the focused pane's.
+fn scroll_of(ui: &mut Ui) -> &mut super::ui::Scroll {
+    match ui.overlay {
+        Some(_) => &mut ui.overlay_scroll,
+        None => focused_scroll(ui),
     }
 }
 
@@ -251,58 +296,9 @@ fn recall(ui: &mut Ui, direction: Direction) {
     ui.composer = composer;
 }
 
-/// Keys of the panes (focus is not the composer).
-fn pane_key(key: &KeyEvent, state: &State, ui: &mut Ui) {
+/// The previous or next child; in a transcript, its transcript.
+fn select_child(state: &State, ui: &mut Ui, direction: Direction) {
     let children = state.children.len();
-    match key.code {
-        KeyCode::Char('?') => ui.overlay = Some(Overlay::Help),
-        KeyCode::Char('t') => {
-            ui.show_trace = !ui.show_trace;
-            ui.trace.to_bottom();
-        }
-        KeyCode::Char('a') => {
-            ui.live_mode = match ui.live_mode {
-                LiveMode::Selected => LiveMode::All,
-                LiveMode::All => LiveMode::Selected,
-            };
-            ui.live.to_bottom();
-        }
-        KeyCode::Char('[') => select_child(ui, children, Direction::Backward),
-        KeyCode::Char(']') => select_child(ui, children, Direction::Forward),
-        KeyCode::Char('i') | KeyCode::Esc => ui.focus = Focus::Composer,
-        KeyCode::Enter => match ui.focus {
-            Focus::Subagents | Focus::Live => {
-                if let Some(child) = state.children.get(ui.selected_child) {
-                    ui.overlay = Some(Overlay::Transcript(child.id));
-                    ui.overlay_scroll.to_top();
-                }
-            }
-            Focus::Conversation => toggle_expanded(state, ui),
-            Focus::Composer => {}
-        },
-        KeyCode::Up | KeyCode::Char('k') if ui.focus == Focus::Subagents => {
-            select_child(ui, children, Direction::Backward)
-        }
-        KeyCode::Down | KeyCode::Char('j') if ui.focus == Focus::Subagents => {
-            select_child(ui, children, Direction::Forward)
-        }
-        KeyCode::Up | KeyCode::Char('k') => focused_scroll(ui).up(1),
-        KeyCode::Down | KeyCode::Char('j') => focused_scroll(ui).down(1),
-        KeyCode::PageUp => focused_scroll(ui).up(PAGE_LINES),
-        KeyCode::PageDown => focused_scroll(ui).down(PAGE_LINES),
-        KeyCode::Home | KeyCode::Char('g') => match ui.focus {
-            Focus::Subagents => ui.selected_child = 0,
-            _ => focused_scroll(ui).to_top(),
-        },
-        KeyCode::End | KeyCode::Char('G') => match ui.focus {
-            Focus::Subagents => ui.selected_child = children.saturating_sub(1),
-            _ => focused_scroll(ui).to_bottom(),
-        },
-        _ => {}
-    }
-}
-
-fn select_child(ui: &mut Ui, children: usize, direction: Direction) {
     if children == 0 {
         return;
     }
@@ -311,6 +307,12 @@ fn select_child(ui: &mut Ui, children: usize, direction: Direction) {
         Direction::Backward => ui.selected_child.saturating_sub(1),
     };
     ui.live.to_bottom();
+    if let Some(Overlay::Transcript(_)) = ui.overlay
+        && let Some(child) = state.children.get(ui.selected_child)
+    {
+        ui.overlay = Some(Overlay::Transcript(child.id));
+        ui.overlay_scroll.to_top();
+    }
 }
 
 /// Enter on the conversation expands every tool cell, or collapses them all.
@@ -331,7 +333,13 @@ fn toggle_expanded(state: &State, ui: &mut Ui) {
 }
 
 fn focused_scroll(ui: &mut Ui) -> &mut super::ui::Scroll {
-    match (ui.focus, ui.show_trace) {
+    let focus = ui.focus;
+    pane_scroll(ui, focus)
+}
+
+/// The scroll of `pane` (the live pane's is the trace's while it shows).
+fn pane_scroll(ui: &mut Ui, pane: Focus) -> &mut super::ui::Scroll {
+    match (pane, ui.show_trace) {
         (Focus::Live, true) => &mut ui.trace,
         (Focus::Live, false) => &mut ui.live,
         (Focus::Subagents, _) => &mut ui.subagents,
@@ -339,10 +347,18 @@ fn focused_scroll(ui: &mut Ui) -> &mut super::ui::Scroll {
     }
 }
 
+/// The wheel scrolls the overlay when one shows, else the pane under the
+/// pointer (the focused one when the pointer is on none).
 fn handle_mouse(mouse: &MouseEvent, ui: &mut Ui) {
-    let scroll = match ui.overlay {
-        Some(_) => &mut ui.overlay_scroll,
-        None => focused_scroll(ui),
+    let under = ui
+        .panes
+        .iter()
+        .find(|(_, area)| area.contains(ratatui::layout::Position::new(mouse.column, mouse.row)))
+        .map(|(pane, _)| *pane);
+    let scroll = match (ui.overlay, under) {
+        (Some(_), _) => &mut ui.overlay_scroll,
+        (None, Some(pane)) => pane_scroll(ui, pane),
+        (None, None) => focused_scroll(ui),
     };
     match mouse.kind {
         MouseEventKind::ScrollUp => scroll.up(WHEEL_LINES),

@@ -129,3 +129,67 @@ fn n_then_a_reason_then_enter_denies_with_that_reason() {
         })]
     );
 }
+
+#[test]
+fn the_wheel_scrolls_the_pane_under_the_pointer_not_the_focused_one() {
+    use crossterm::event::{MouseEvent, MouseEventKind};
+    use ratatui::layout::Rect;
+    let state = state();
+    let mut ui = Ui::new();
+    ui.focus = Focus::Composer;
+    ui.panes = vec![
+        (Focus::Conversation, Rect::new(0, 1, 40, 20)),
+        (Focus::Subagents, Rect::new(40, 1, 40, 8)),
+        (Focus::Live, Rect::new(40, 9, 40, 12)),
+    ];
+    let wheel = |column, row| {
+        InputEvent::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollUp,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    handle(&wheel(50, 12), &state, &mut ui, Instant::now());
+    assert!(
+        !ui.live.following(),
+        "the live pane under the pointer scrolled"
+    );
+    assert!(
+        ui.conversation.following(),
+        "the focused conversation did not"
+    );
+    handle(&wheel(5, 5), &state, &mut ui, Instant::now());
+    assert!(!ui.conversation.following());
+    assert!(ui.subagents.following());
+}
+
+#[test]
+fn brackets_in_a_transcript_move_to_the_next_childs_transcript() {
+    let mut state = state();
+    for n in 1..=2 {
+        state.apply(&Event {
+            seq: 10 + u64::from(n),
+            t_ms: 0,
+            agent: AgentId::Sub(n),
+            kind: EventKind::SubagentStart {
+                parent: AgentId::Main,
+                parent_call_id: format!("t{n}"),
+                profile: "explore".into(),
+                model: "light".into(),
+                model_name: "m".into(),
+                description: "d".into(),
+                prompt: "p".into(),
+                max_steps: None,
+                token_budget: None,
+                context_budget: None,
+            },
+        });
+    }
+    let mut ui = Ui::new();
+    ui.overlay = Some(Overlay::Transcript(AgentId::Sub(1)));
+    handle(&press(KeyCode::Char(']')), &state, &mut ui, Instant::now());
+    assert_eq!(ui.overlay, Some(Overlay::Transcript(AgentId::Sub(2))));
+    handle(&press(KeyCode::Char('[')), &state, &mut ui, Instant::now());
+    assert_eq!(ui.overlay, Some(Overlay::Transcript(AgentId::Sub(1))));
+}

@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod highlight;
+pub mod keymap;
 pub mod keys;
 pub mod markdown;
 pub mod replay;

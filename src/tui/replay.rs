@@ -11,6 +11,7 @@ use crossterm::event::{Event as InputEvent, EventStream, KeyCode, KeyEventKind, 
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
+use super::keymap::{self, Command, Place};
 use super::keys;
 use super::state::{Checkpoint, State};
 use super::terminal::{self, TerminalError};
@@ -284,47 +285,49 @@ enum ReplayKey {
     Quit,
 }
 
+/// The replay's controls, as the key table binds them.
 fn replay_key(
-    code: KeyCode,
-    modifiers: KeyModifiers,
+    key: &crossterm::event::KeyEvent,
     player: &mut Player,
     state: &mut State,
 ) -> ReplayKey {
-    let shift = modifiers.contains(KeyModifiers::SHIFT);
-    match code {
-        KeyCode::Char(' ') => {
+    let Some(command) = keymap::lookup(&[Place::Replay], key) else {
+        return ReplayKey::Pass;
+    };
+    match command {
+        Command::PlayPause => {
             if !player.playing && player.position() == player.total() && !player.loading {
                 player.seek(0, state);
             }
             player.playing = !player.playing;
         }
-        KeyCode::Right if shift => {
+        Command::NextChildStart => {
             if let Some(to) = player.next_subagent_boundary(true) {
                 player.seek(to, state);
             }
         }
-        KeyCode::Left if shift => {
+        Command::PreviousChildStart => {
             let to = player.next_subagent_boundary(false).unwrap_or(0);
             player.seek(to, state);
         }
-        KeyCode::Right => {
+        Command::StepForward => {
             player.playing = false;
             let to = player.position() + 1;
             player.seek(to, state);
         }
-        KeyCode::Left => {
+        Command::StepBack => {
             player.playing = false;
             let to = player.position().saturating_sub(1);
             player.seek(to, state);
         }
-        KeyCode::Char('+') | KeyCode::Char('=') => player.faster(),
-        KeyCode::Char('-') | KeyCode::Char('_') => player.slower(),
-        KeyCode::Char('g') | KeyCode::Home => player.seek(0, state),
-        KeyCode::Char('G') | KeyCode::End => {
+        Command::Faster => player.faster(),
+        Command::Slower => player.slower(),
+        Command::ReplayStart => player.seek(0, state),
+        Command::ReplayEnd => {
             let end = player.total();
             player.seek(end, state);
         }
-        KeyCode::Char('q') => return ReplayKey::Quit,
+        Command::QuitReplay => return ReplayKey::Quit,
         _ => return ReplayKey::Pass,
     }
     ReplayKey::Handled
@@ -416,7 +419,7 @@ pub async fn run(
                     if key.code == KeyCode::Esc && !ui.show_trace {
                         return Ok(());
                     }
-                    match replay_key(key.code, key.modifiers, &mut player, &mut state) {
+                    match replay_key(key, &mut player, &mut state) {
                         ReplayKey::Quit => return Ok(()),
                         ReplayKey::Handled => {
                             // The layout cache stays valid across seeks: the
@@ -603,7 +606,11 @@ mod tests {
         let mut player = loaded(&events);
         let mut state = State::new(SessionInfo::default());
         let press = |code, modifiers, player: &mut Player, state: &mut State| {
-            replay_key(code, modifiers, player, state);
+            replay_key(
+                &crossterm::event::KeyEvent::new(code, modifiers),
+                player,
+                state,
+            );
         };
         press(KeyCode::Right, KeyModifiers::NONE, &mut player, &mut state);
         assert_eq!(player.position(), 1);

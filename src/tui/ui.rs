@@ -170,6 +170,9 @@ pub struct Ui {
     /// The reason being typed after `n` in the approval dialog, with the id
     /// of the approval it answers.
     pub deny_reason: Option<(u64, String)>,
+    /// Where each pane was last drawn, so the wheel scrolls the pane under the
+    /// pointer.
+    pub panes: Vec<(Focus, ratatui::layout::Rect)>,
 }
 
 impl Default for Ui {
@@ -201,6 +204,7 @@ impl Ui {
             last_interrupt: None,
             replay: None,
             deny_reason: None,
+            panes: Vec::new(),
         }
     }
 

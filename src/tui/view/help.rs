@@ -7,46 +7,67 @@ use ratatui::widgets::Block;
 
 use super::text::cut_spans;
 use super::{centered, overlay_block};
+use crate::tui::keymap::{self, Place};
 use crate::tui::theme::Theme;
 use crate::tui::ui::Scroll;
-
-/// (key, what it does); an empty key starts a new group headed by the text.
-const KEYS: &[(&str, &str)] = &[
-    ("", "Anywhere"),
-    ("Tab / Shift-Tab", "move focus between panes"),
-    ("↑ ↓ PgUp PgDn", "scroll the focused pane"),
-    ("Home End", "to the top / back to following the bottom"),
-    ("mouse wheel", "scroll the pane under the pointer"),
-    ("[ ]", "select the previous / next child"),
-    ("a", "live pane: selected child / all children"),
-    ("t", "trace pane: the raw event timeline"),
-    ("?", "this help"),
-    ("Esc", "close an overlay"),
-    ("Ctrl-C", "interrupt the turn; twice within 2 s quits"),
-    ("Ctrl-D", "quit (on an empty composer)"),
-    ("", "Conversation"),
-    ("Enter", "expand / collapse the tool cell"),
-    ("", "Subagents"),
-    ("Enter", "open the child's transcript"),
-    ("", "Composer"),
-    ("Enter", "send (queued while brood works)"),
-    ("Alt+Enter Shift+Enter", "new line"),
-    ("Ctrl-P / Ctrl-N", "previous / next prompt from history"),
-    ("", "Approval dialog"),
-    ("y", "allow once"),
-    ("a", "allow commands like this for the session"),
-    ("n", "deny, then type why (Enter)"),
-    ("Esc", "deny without a reason"),
-];
 
 /// Width of the key column.
 const KEY_COLUMN: usize = 23;
 
+/// The groups of the key table the help shows: a replay has no composer and
+/// no approvals, a live session no replay controls.
+fn groups(replay: bool) -> &'static [Place] {
+    match replay {
+        true => &[
+            Place::Anywhere,
+            Place::Replay,
+            Place::Panes,
+            Place::Conversation,
+            Place::Subagents,
+            Place::Live,
+            Place::Transcript,
+        ],
+        false => &[
+            Place::Anywhere,
+            Place::Panes,
+            Place::Conversation,
+            Place::Subagents,
+            Place::Live,
+            Place::Composer,
+            Place::Approval,
+            Place::Reason,
+            Place::Transcript,
+        ],
+    }
+}
+
+/// `(key, what it does)` rows; an empty key starts a group headed by the text.
+fn rows(replay: bool) -> Vec<(&'static str, &'static str)> {
+    let mut rows = Vec::new();
+    for (heading, keys) in keymap::help(groups(replay)) {
+        rows.push(("", heading));
+        rows.extend(keys);
+    }
+    rows
+}
+
 /// Draws the key list, scrolled by `scroll` when the terminal is too short for
 /// all of it.
-pub(super) fn render(frame: &mut Frame<'_>, area: Rect, scroll: &mut Scroll, theme: &Theme) {
-    let height = KEYS.len() as u16 + 2;
-    let rect = centered(area, 72, height);
+pub(super) fn render(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    scroll: &mut Scroll,
+    replay: bool,
+    theme: &Theme,
+) {
+    let keys = rows(replay);
+    let height = keys.len() as u16 + 2;
+    // Never over the status line, which says how to close and quit.
+    let above_status = Rect {
+        height: area.height.saturating_sub(1),
+        ..area
+    };
+    let rect = centered(above_status, 72, height);
     let hint = if rect.height < height {
         " Esc close · ↑↓ scroll "
     } else {
@@ -58,9 +79,9 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, scroll: &mut Scroll, the
         .border_style(theme.focus())
         .title_style(theme.focus());
     let inner = overlay_block(frame, rect, block);
-    let first = scroll.clamp(KEYS.len(), inner.height as usize);
+    let first = scroll.clamp(keys.len(), inner.height as usize);
     let buf = frame.buffer_mut();
-    let shown = KEYS.iter().skip(first).take(inner.height as usize);
+    let shown = keys.iter().skip(first).take(inner.height as usize);
     for (row, (key, what)) in shown.enumerate() {
         let spans = if key.is_empty() {
             vec![Span::styled(*what, theme.heading())]

@@ -90,6 +90,11 @@ pub fn render(
         return;
     }
     let layout = Screen::new(area, state, ui);
+    ui.panes = vec![
+        (Focus::Conversation, layout.conversation),
+        (Focus::Subagents, layout.subagents),
+        (Focus::Live, layout.live),
+    ];
     title::render(frame, layout.title, state, cache.home.as_deref(), theme);
     conversation::render(frame, layout.conversation, state, ui, cache, theme);
     subagents::render(frame, layout.subagents, state, ui, theme);
@@ -111,7 +116,10 @@ pub fn render(
     );
     status::render(frame, layout.status, state, ui, theme);
     match ui.overlay {
-        Some(Overlay::Help) => help::render(frame, area, &mut ui.overlay_scroll, theme),
+        Some(Overlay::Help) => {
+            let replay = ui.replay.is_some();
+            help::render(frame, area, &mut ui.overlay_scroll, replay, theme)
+        }
         Some(Overlay::Transcript(id)) => {
             transcript::render(frame, area, state, id, ui, cache, theme)
         }

@@ -11,7 +11,8 @@ use super::text::{cut, cut_spans, line_width, spinner, width};
 use crate::event::AgentId;
 use crate::tui::state::State;
 use crate::tui::theme::Theme;
-use crate::tui::ui::{Focus, Overlay, Ui};
+use crate::tui::ui::Ui;
+use crate::tui::{keymap, keys};
 
 pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &Ui, theme: &Theme) {
     let w = area.width as usize;
@@ -46,7 +47,7 @@ type Pair = (&'static str, &'static str);
 /// columns: keys that do not fit are left out from the end, but interrupting
 /// and quitting always stay.
 fn keys(state: &State, ui: &Ui, theme: &Theme, max: usize) -> Line<'static> {
-    let mut pairs = place_keys(state, ui).to_vec();
+    let mut pairs = place_keys(state, ui);
     let mut tail = Vec::with_capacity(2);
     if ui.replay.is_none() && ui.overlay.is_none() && state.approvals.is_empty() {
         tail.push(("Ctrl-C", "interrupt"));
@@ -90,65 +91,10 @@ fn pairs_width(pairs: &[Pair]) -> usize {
     keys + 3 * pairs.len().saturating_sub(1)
 }
 
-/// The keys of the current place, most useful first; interrupting and
-/// quitting come apart.
-fn place_keys(state: &State, ui: &Ui) -> &'static [Pair] {
-    if ui.replay.is_some() && ui.overlay.is_none() {
-        &[
-            ("Space", "play/pause"),
-            ("Tab", "focus"),
-            ("[ ]", "child"),
-            ("Enter", "open child"),
-            ("t", "trace"),
-            ("?", "help"),
-        ]
-    } else if !state.approvals.is_empty() {
-        &[
-            ("y", "allow once"),
-            ("a", "allow for session"),
-            ("n/Esc", "deny"),
-        ]
-    } else {
-        match ui.overlay {
-            Some(Overlay::Help) => &[("Esc", "close")],
-            Some(Overlay::Transcript(_)) => &[
-                ("Esc", "close"),
-                ("↑↓ PgUp PgDn", "scroll"),
-                ("[ ]", "child"),
-            ],
-            None => match ui.focus {
-                Focus::Composer => &[
-                    ("Enter", "send"),
-                    ("Alt+Enter", "newline"),
-                    ("Tab", "focus"),
-                    ("Ctrl-P", "history"),
-                ],
-                Focus::Conversation => &[
-                    ("Tab", "focus"),
-                    ("↑↓", "scroll"),
-                    ("Enter", "expand"),
-                    ("t", "trace"),
-                    ("?", "help"),
-                ],
-                Focus::Subagents => &[
-                    ("Tab", "focus"),
-                    ("[ ]", "child"),
-                    ("Enter", "open child"),
-                    ("a", "all/one"),
-                    ("t", "trace"),
-                    ("?", "help"),
-                ],
-                Focus::Live => &[
-                    ("Tab", "focus"),
-                    ("↑↓", "scroll"),
-                    ("[ ]", "child"),
-                    ("a", "all/one"),
-                    ("t", "trace"),
-                    ("?", "help"),
-                ],
-            },
-        }
-    }
+/// The keys of the current place, from the key table, most useful first;
+/// interrupting and quitting come apart.
+fn place_keys(state: &State, ui: &Ui) -> Vec<Pair> {
+    keymap::hints(&keys::places(state, ui))
 }
 
 /// The right side of the status line.
