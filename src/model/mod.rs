@@ -268,6 +268,19 @@ pub trait Model: Send + Sync {
     ) -> Result<ModelResponse, ModelError>;
 }
 
+/// The main model's context window, for the parent's gauge. Providers do not
+/// report it, so it is a known size per family (`provider` as in the trace
+/// header: `anthropic`, `openai`, `scripted`, `offline`).
+pub fn context_window(provider: &str, model: &str) -> u64 {
+    let model = model.to_ascii_lowercase();
+    match provider {
+        "openai" if model.starts_with("gpt-4.1") => 1_000_000,
+        "openai" if model.starts_with("gpt-") || model.starts_with('o') => 128_000,
+        "openai" => 32_768,
+        _ => 200_000,
+    }
+}
+
 #[cfg(test)]
 mod message_tests {
     use super::*;

@@ -3,6 +3,7 @@
 //! only in how they show its events and answer its approvals.
 
 mod approver;
+pub mod setup;
 mod task;
 
 pub use approver::ChannelApprover;

@@ -1,0 +1,169 @@
+//! Assembling a session from what the user asked for: the config files, the
+//! resolved model settings, the model client, the sandbox, the trace target.
+//! The command line parses flags into a [`Setup`]; everything after that is
+//! here, so `main.rs` stays the command line.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{Session, SessionError, SessionOptions, TraceTarget};
+use crate::agent::{Approver, Hooks, Profile};
+use crate::config::settings::{self, ModelFlags, ProviderKind, Settings, SettingsError};
+use crate::config::{ConfigError, SandboxFileSettings, config_files, load_config};
+use crate::model::Model;
+use crate::model::anthropic::AnthropicModel;
+use crate::model::offline::OfflineModel;
+use crate::model::openai::OpenAiModel;
+use crate::model::scripted::ScriptedModel;
+use crate::model::{ModelError, context_window};
+use crate::protocol::{Network, SandboxMode, SessionInfo};
+use crate::sandbox::SandboxSettings;
+use crate::tools::ToolRegistry;
+
+/// Why a session could not be assembled.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// A mistake in how brood was called (exit 2, like clap's own).
+    #[error("{0}")]
+    Usage(String),
+    #[error("cannot read the current folder: {0}")]
+    CurrentFolder(#[source] std::io::Error),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+/// What the user asked for the sandbox, before the config files have a say.
+#[derive(Debug, Clone, Default)]
+pub struct SandboxRequest {
+    pub mode: Option<SandboxMode>,
+    pub network: bool,
+    pub add_dirs: Vec<PathBuf>,
+}
+
+impl SandboxRequest {
+    /// The request over the config files: a flag wins, folders add up.
+    pub fn settings(&self, file: &SandboxFileSettings) -> SandboxSettings {
+        let network = match self.network || file.network == Some(true) {
+            true => Network::On,
+            false => Network::Off,
+        };
+        let mut writable = file.writable.clone();
+        writable.extend(self.add_dirs.iter().cloned());
+        SandboxSettings {
+            mode: self.mode.or(file.mode).unwrap_or_default(),
+            network,
+            writable,
+        }
+    }
+}
+
+/// Everything the command line says about one session.
+pub struct Setup {
+    /// The workspace; the current folder when `None`.
+    pub workspace: Option<PathBuf>,
+    pub flags: ModelFlags,
+    /// The scripted provider's script.
+    pub script: Option<PathBuf>,
+    /// The offline driver's pace.
+    pub speed: f64,
+    pub trace: TraceTarget,
+    pub max_parallel: usize,
+    pub max_steps: Option<u32>,
+    pub sandbox: SandboxRequest,
+}
+
+/// A session ready to run, what the screen shows about it, and what to tell
+/// the user before it starts.
+pub struct Prepared {
+    pub session: Session,
+    pub info: SessionInfo,
+    /// Said once at start (the sandbox's state, settings a workspace's file
+    /// was refused).
+    pub warnings: Vec<String>,
+}
+
+/// Resolves settings and profiles and starts the session.
+pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, SetupError> {
+    let workspace = match &setup.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().map_err(SetupError::CurrentFolder)?,
+    };
+    let tools = ToolRegistry::base();
+    let config = load_config(&config_files(&workspace), &tools.available())?;
+    let env = |name: &str| std::env::var(name).ok();
+    let settings = settings::resolve(&setup.flags, &env, &config.settings)?;
+    let model = build_model(&settings, setup)?;
+    let note = (settings.provider == ProviderKind::Offline).then(|| {
+        "offline demo driver: no LLM is called; answers are assembled from real tool results"
+            .to_string()
+    });
+    let profiles: Vec<Profile> = config.profiles;
+    let session = Session::start(SessionOptions {
+        workspace,
+        model,
+        model_name: settings.model.clone(),
+        light_model: settings.light_model.clone(),
+        profiles,
+        max_parallel: setup.max_parallel,
+        note,
+        trace: setup.trace.clone(),
+        approver,
+        max_steps: setup.max_steps,
+        hooks: Hooks::default(),
+        sandbox: setup.sandbox.settings(&config.settings.sandbox),
+    })?;
+    let mut warnings: Vec<String> = config
+        .settings
+        .sandbox
+        .ignored
+        .iter()
+        .map(|ignored| format!("ignored {ignored}"))
+        .collect();
+    warnings.extend(session.sandbox().warning());
+    let info = SessionInfo {
+        provider: settings.provider.as_str().to_string(),
+        model: settings.model.clone(),
+        light_model: settings.light_model.clone(),
+        session: session.id().to_string(),
+        trace_path: session.trace_path().map(|p| p.display().to_string()),
+        cwd: session.workspace().root().display().to_string(),
+        context_window: context_window(settings.provider.as_str(), &settings.model),
+        sandbox: Some(session.sandbox().summary().clone()),
+    };
+    Ok(Prepared {
+        session,
+        info,
+        warnings,
+    })
+}
+
+/// The model client of a session from its resolved settings.
+fn build_model(settings: &Settings, setup: &Setup) -> Result<Arc<dyn Model>, SetupError> {
+    let http = || {
+        settings
+            .http
+            .clone()
+            .ok_or_else(|| SetupError::Usage("the provider's HTTP settings are missing".into()))
+    };
+    Ok(match settings.provider {
+        ProviderKind::Scripted => {
+            let Some(script) = &setup.script else {
+                return Err(SetupError::Usage(
+                    "--provider scripted needs --script FILE (see the README)".into(),
+                ));
+            };
+            let model = ScriptedModel::from_file(script)
+                .map_err(|e| SetupError::Usage(crate::text::describe(&e)))?;
+            Arc::new(model)
+        }
+        ProviderKind::Offline => Arc::new(OfflineModel::new(setup.speed)),
+        ProviderKind::Anthropic => Arc::new(AnthropicModel::new(http()?)?),
+        ProviderKind::OpenAi => Arc::new(OpenAiModel::new(http()?)?),
+    })
+}
