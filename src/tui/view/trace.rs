@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 
 use super::text::{cut_spans, tokens};
 use super::{has_focus, padded_block};
-use crate::tui::state::{State, TimelineRow};
+use crate::tui::state::{Mark, State, TimelineRow};
 use crate::tui::theme::Theme;
 use crate::tui::ui::{Focus, Ui};
 
@@ -44,8 +44,14 @@ fn trace_row(event: &TimelineRow, width_cols: usize, theme: &Theme) -> Line<'sta
             theme.dim(),
         ),
         Span::styled(format!("{:<6} ", event.agent.to_string()), theme.agent()),
-        Span::styled(format!("{:<19}", event.kind), kind_style),
+        // The longest type (`permission_decision`) still gets its space.
+        Span::styled(format!("{:<20}", event.kind), kind_style),
     ];
+    match event.mark {
+        Mark::Passed => spans.push(Span::styled("✓ ", theme.success())),
+        Mark::Failed => spans.push(Span::styled("✗ ", theme.error())),
+        Mark::Plain | Mark::Alarm | Mark::Waiting | Mark::Boundary => {}
+    }
     if event.count > 1 {
         spans.push(Span::styled(format!("×{} ", event.count), theme.bold()));
     }
@@ -53,13 +59,13 @@ fn trace_row(event: &TimelineRow, width_cols: usize, theme: &Theme) -> Line<'sta
     cut_spans(spans, width_cols)
 }
 
-/// Errors red, retries and approvals yellow (they are also named by the kind).
+/// Errors and failed results red, waits yellow, a child's start and end bold
+/// (each is also named by its type, for no-colour terminals).
 fn kind_style(event: &TimelineRow, theme: &Theme) -> Style {
-    match event.kind {
-        "error" | "interrupted" => theme.error(),
-        "retry" | "approval_requested" => theme.warning(),
-        "tool_result" if event.detail.starts_with('✗') => theme.error(),
-        "subagent_start" | "subagent_end" => theme.bold(),
-        _ => theme.text(),
+    match event.mark {
+        Mark::Alarm | Mark::Failed => theme.error(),
+        Mark::Waiting => theme.warning(),
+        Mark::Boundary => theme.bold(),
+        Mark::Plain | Mark::Passed => theme.text(),
     }
 }

@@ -276,6 +276,33 @@ fn trace_pane() {
     let buf = draw(&state, &mut ui, 130, 40, &color());
     assert_snapshot!("trace_pane", text(&buf));
     assert!(find(&buf, "×2").is_some(), "folded text deltas are counted");
+    // The view picks the glyph and colour from the row's mark.
+    assert_eq!(fg_at(&buf, "✗ bash 5.0s"), Color::Red);
+    assert_eq!(fg_at(&buf, "✓ grep 100ms"), Color::Green);
+}
+
+#[test]
+fn the_longest_event_type_keeps_a_space_before_its_detail() {
+    let mut state = three_children().state(12_000);
+    state.apply(&crate::event::Event {
+        seq: 99,
+        t_ms: 12_000,
+        agent: crate::event::AgentId::Main,
+        kind: crate::event::EventKind::PermissionDecision {
+            call_id: "x".into(),
+            decision: crate::event::Decision::Allow,
+            reason: "no destructive command found".into(),
+            by: crate::event::DecidedBy::Policy,
+        },
+    });
+    let mut ui = Ui::new();
+    ui.show_trace = true;
+    let buf = draw(&state, &mut ui, 130, 40, &color());
+    assert!(
+        find(&buf, "permission_decision allow:").is_some(),
+        "{}",
+        text(&buf)
+    );
 }
 
 #[test]

@@ -1,0 +1,202 @@
+//! The reducer's half for child agents: their start, live lines, transcript,
+//! gauges and end, and the task cell in the parent's conversation they belong
+//! to.
+
+use std::sync::Arc;
+
+use super::*;
+
+impl State {
+    pub(super) fn apply_child(&mut self, event: &Event) {
+        if let EventKind::SubagentStart {
+            parent_call_id,
+            profile,
+            model,
+            model_name,
+            description,
+            max_steps,
+            token_budget,
+            context_budget,
+            ..
+        } = &event.kind
+        {
+            self.start_child(
+                event,
+                parent_call_id,
+                profile,
+                model,
+                model_name,
+                description,
+                *max_steps,
+                *token_budget,
+                *context_budget,
+            );
+            return;
+        }
+        let Some(&index) = self.child_index.get(&event.agent) else {
+            return;
+        };
+        let child = &mut self.children[index];
+        match &event.kind {
+            EventKind::UserMessage { text } => {
+                child.transcript.push(TranscriptItem::Prompt(text.clone()))
+            }
+            EventKind::ModelRequest { step, .. } => child.steps = *step,
+            EventKind::TextDelta { text } => child.streaming.push_str(text),
+            EventKind::AssistantMessage { text, usage, .. } => {
+                child.tokens += usage.total();
+                child.context_tokens = context_of(usage);
+                child.streaming.clear();
+                if !text.is_empty() {
+                    child
+                        .transcript
+                        .push(TranscriptItem::Assistant(text.as_str().into()));
+                }
+            }
+            EventKind::ToolCall {
+                call_id,
+                name,
+                input,
+                summary,
+            } => {
+                let label = call_label(name, input, summary);
+                let input = Arc::new(input.clone());
+                child.live.push(LiveLine {
+                    seq: event.seq,
+                    call_id: call_id.clone(),
+                    tool: name.clone(),
+                    input: input.clone(),
+                    label: label.clone(),
+                    status: CallStatus::Running,
+                    result: None,
+                });
+                child.transcript.push(TranscriptItem::ToolCall {
+                    name: name.clone(),
+                    input,
+                    label,
+                });
+            }
+            EventKind::PermissionDecision {
+                call_id,
+                decision: Decision::Deny,
+                ..
+            } => {
+                if let Some(line) = child.live.iter_mut().rev().find(|l| &l.call_id == call_id) {
+                    line.status = CallStatus::Denied;
+                }
+            }
+            EventKind::ToolResult {
+                call_id,
+                name,
+                is_error,
+                content,
+                ..
+            } => {
+                if let Some(line) = child.live.iter_mut().rev().find(|l| &l.call_id == call_id) {
+                    if line.status != CallStatus::Denied {
+                        line.status = if *is_error {
+                            CallStatus::Failed
+                        } else {
+                            CallStatus::Done
+                        };
+                    }
+                    line.result = Some(first_line(content));
+                }
+                child.transcript.push(TranscriptItem::ToolResult {
+                    name: name.clone(),
+                    content: content.clone(),
+                    is_error: *is_error,
+                });
+            }
+            EventKind::Error { message } => child
+                .transcript
+                .push(TranscriptItem::Note(format!("error: {message}"))),
+            EventKind::HookContinue { text } => child
+                .transcript
+                .push(TranscriptItem::Note(format!("stop hook: {text}"))),
+            EventKind::SubagentEnd {
+                reason,
+                summary,
+                steps,
+                usage,
+                elapsed_ms,
+                ..
+            } => {
+                child.status = match reason {
+                    TerminalReason::Completed => ChildStatus::Done,
+                    _ => ChildStatus::Failed,
+                };
+                child.reason = Some(*reason);
+                child.steps = *steps;
+                child.tokens = usage.total();
+                child.ended_ms = Some(event.t_ms);
+                child.streaming.clear();
+                child
+                    .transcript
+                    .push(TranscriptItem::Note(format!("ended {reason}: {summary}")));
+                self.children_tokens += usage.total();
+                self.update_kept_out();
+                let child_id = event.agent;
+                let summary = summary.clone();
+                let reason = *reason;
+                let elapsed = *elapsed_ms;
+                let tokens = usage.total();
+                self.update_task_of(child_id, |task| {
+                    task.summary = Some(summary);
+                    task.reason = Some(reason);
+                    task.elapsed_ms = Some(elapsed);
+                    task.tokens = Some(tokens);
+                });
+            }
+            EventKind::TurnEnd { .. }
+            | EventKind::Interrupted {}
+            | EventKind::PermissionDecision { .. }
+            | EventKind::ApprovalRequested { .. }
+            | EventKind::Retry { .. }
+            | EventKind::SubagentStart { .. } => {}
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn start_child(
+        &mut self,
+        event: &Event,
+        parent_call_id: &str,
+        profile: &str,
+        model: &str,
+        model_name: &str,
+        description: &str,
+        max_steps: Option<u32>,
+        token_budget: Option<u64>,
+        context_budget: Option<u64>,
+    ) {
+        let child = Child {
+            id: event.agent,
+            profile: profile.to_string(),
+            description: description.to_string(),
+            model: model.to_string(),
+            model_name: model_name.to_string(),
+            status: ChildStatus::Running,
+            reason: None,
+            steps: 0,
+            max_steps,
+            tokens: 0,
+            token_budget,
+            context_tokens: 0,
+            context_budget,
+            started_ms: event.t_ms,
+            ended_ms: None,
+            live: Vec::new(),
+            transcript: Vec::new(),
+            streaming: String::new(),
+        };
+        self.child_index.insert(event.agent, self.children.len());
+        self.children.push(child);
+        let id = event.agent;
+        self.update_call(parent_call_id, |cell| {
+            if let EntryKind::Task(task) = cell {
+                task.child = Some(id);
+            }
+        });
+    }
+}
