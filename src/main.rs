@@ -26,8 +26,7 @@ use brood::replay::PrintFormat;
 use brood::session::setup::{self, Prepared, SetupError};
 use brood::session::{ChannelApprover, Ending, drive};
 use brood::tools::ToolRegistry;
-use brood::tui::replay::ReplayExit;
-use brood::tui::{self, app};
+use brood::tui::app::{self, Recording, ReplayExit};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -202,7 +201,12 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     tracing::info!(path = %path.display(), "replay");
     let loader = brood::replay::spawn_loader(source);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(tui::replay::run(info, label, loader.receiver, exit))?;
+    let recording = Recording {
+        source: loader.receiver,
+        label,
+        exit,
+    };
+    runtime.block_on(app::replay(info, recording))?;
     // A read that failed part-way is told after the screen is given back.
     if loader.handle.is_finished()
         && let Ok(Err(e)) = loader.handle.join()

@@ -5,19 +5,21 @@
 
 use std::time::{Duration, Instant};
 
-use crossterm::event::EventStream;
+use crossterm::event::{Event as InputEvent, EventStream, KeyCode, KeyEventKind, KeyModifiers};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::keys::{self, Action};
+use super::replay::{Player, ReplayKey, replay_key};
 use super::state::State;
 use super::terminal::{self, TerminalError};
 use super::theme::Theme;
+use super::ui::Focus;
 use super::ui::Ui;
 use super::view::{ViewCache, render};
 use crate::event::{AgentId, Event, EventKind, Op};
-use crate::protocol::SessionInfo;
+use crate::protocol::{Loaded, SessionInfo};
 
 /// The shortest time between two frames (about 60 frames a second).
 const FRAME: Duration = Duration::from_millis(16);
@@ -38,15 +40,32 @@ pub struct Link<Done> {
     pub done: Done,
 }
 
-/// Runs the workbench until the user quits. `first_prompt` is sent at once (the
-/// demo's question).
+/// A saved session to play: the reader's feed and how to name it.
+pub struct Recording {
+    pub source: mpsc::Receiver<Loaded>,
+    /// `file · format`, for the replay bar.
+    pub label: String,
+    pub exit: ReplayExit,
+}
+
+/// How a replay ends early on purpose (benchmarks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayExit {
+    /// Until the user quits.
+    OnQuit,
+    /// Right after the first frame is drawn; the time to it goes to stderr.
+    AfterFirstFrame,
+}
+
+/// Runs the workbench on a live session until the user quits. `first_prompt`
+/// is sent at once (the demo's question).
 pub async fn run<Done: Future>(
     link: Link<Done>,
     info: SessionInfo,
     first_prompt: Option<String>,
 ) -> Result<(), TerminalError> {
     let Link {
-        mut events,
+        events,
         ops,
         shutdown,
         done,
@@ -55,17 +74,16 @@ pub async fn run<Done: Future>(
     if let Some(prompt) = first_prompt {
         let _ = ops.send(Op::UserMessage(prompt));
     }
-    let mut app = App {
-        state: State::new(info),
-        ui: Ui::new(),
-        cache: ViewCache::new(),
-        theme: Theme::from_env(),
+    let mut app = App::new(info);
+    let mut feed = Feed::Live {
+        events,
+        ops: ops.clone(),
     };
-    let result = app.event_loop(&mut guard, &mut events, &ops).await;
+    let result = app.event_loop(&mut guard, &mut feed).await;
     // Quit: stop the turn and its children, let the session write its last
     // events, then give the terminal back (the guard's drop).
     let _ = ops.send(match result {
-        Ok(Exit::Quit) | Err(_) => Op::Quit,
+        Ok(Exit::Quit | Exit::FirstFrame) | Err(_) => Op::Quit,
         Ok(Exit::Signal) => Op::Terminate,
     });
     shutdown.cancel();
@@ -74,12 +92,91 @@ pub async fn run<Done: Future>(
     result.map(|_| ())
 }
 
+/// Plays a recording in the same workbench, with the replay's controls in
+/// place of the composer, until the user quits.
+pub async fn replay(info: SessionInfo, recording: Recording) -> Result<(), TerminalError> {
+    let started = Instant::now();
+    let mut guard = terminal::enter()?;
+    let mut app = App::new(info.clone());
+    app.ui.focus = Focus::Conversation;
+    let mut feed = Feed::Replay {
+        player: Box::new(Player::new(info)),
+        source: Some(recording.source),
+        label: recording.label,
+        exit: recording.exit,
+        last_tick: Instant::now(),
+    };
+    let exit = app.event_loop(&mut guard, &mut feed).await?;
+    drop(guard);
+    if let Exit::FirstFrame = exit {
+        eprintln!("first frame after {} ms", started.elapsed().as_millis());
+    }
+    Ok(())
+}
+
+/// Where the screen's events come from.
+enum Feed {
+    /// A running session: its events, and where the keys' `Op`s go.
+    Live {
+        events: mpsc::UnboundedReceiver<Event>,
+        ops: mpsc::UnboundedSender<Op>,
+    },
+    /// A recording, played by the player at its pace.
+    Replay {
+        player: Box<Player>,
+        /// `None` once the reader is done.
+        source: Option<mpsc::Receiver<Loaded>>,
+        label: String,
+        exit: ReplayExit,
+        last_tick: Instant,
+    },
+}
+
+/// What the next loop turn got.
+enum Woke {
+    Event(Event),
+    Loaded(Loaded),
+    SourceDone,
+    FeedGone,
+}
+
+impl Feed {
+    /// The next event of a live session, or item of a recording; pending
+    /// forever when there is none to wait for.
+    async fn next(&mut self) -> Woke {
+        match self {
+            Feed::Live { events, .. } => match events.recv().await {
+                Some(event) => Woke::Event(event),
+                None => Woke::FeedGone,
+            },
+            Feed::Replay {
+                source: Some(source),
+                ..
+            } => match source.recv().await {
+                Some(loaded) => Woke::Loaded(loaded),
+                None => Woke::SourceDone,
+            },
+            Feed::Replay { source: None, .. } => std::future::pending().await,
+        }
+    }
+
+    /// How often the screen ticks while something moves.
+    fn tick(&self) -> Duration {
+        match self {
+            Feed::Live { .. } => TICK,
+            Feed::Replay { .. } => FRAME,
+        }
+    }
+}
+
 /// Why the event loop ended.
 enum Exit {
     /// The user quit, or the screen went away.
     Quit,
     /// SIGTERM or SIGHUP.
     Signal,
+    /// A replay asked to stop after its first frame (benchmarks).
+    FirstFrame,
 }
 
 struct App {
@@ -89,58 +186,172 @@ struct App {
     theme: Theme,
 }
 
+/// What the loop does after an input.
+enum Flow {
+    Continue,
+    Exit(Exit),
+}
+
 impl App {
+    fn new(info: SessionInfo) -> App {
+        App {
+            state: State::new(info),
+            ui: Ui::new(),
+            cache: ViewCache::new(),
+            theme: Theme::from_env(),
+        }
+    }
+
+    /// The one loop: terminal input, the feed, a tick that exists only while
+    /// something moves, and signals; it draws when something changed, at most
+    /// once every 16 ms, and not at all when nothing happens.
     async fn event_loop(
         &mut self,
         guard: &mut terminal::TerminalGuard,
-        events: &mut mpsc::UnboundedReceiver<Event>,
-        ops: &mpsc::UnboundedSender<Op>,
+        feed: &mut Feed,
     ) -> Result<Exit, TerminalError> {
         let mut input = EventStream::new();
         let stop = crate::signals::stop_requested(crate::signals::Listen::WithoutCtrlC);
         tokio::pin!(stop);
         let mut dirty = true;
         let mut last_draw: Option<Instant> = None;
-        let mut tick = tokio::time::interval(TICK);
+        let mut tick = tokio::time::interval(feed.tick());
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         loop {
             let now = Instant::now();
             let due = last_draw.map_or(now, |t| t + FRAME);
             if dirty && now >= due {
+                if let Feed::Replay { player, label, .. } = feed {
+                    self.ui.replay = Some(player.bar(label));
+                }
                 self.draw(guard)?;
                 last_draw = Some(now);
                 dirty = false;
+                if let Feed::Replay {
+                    exit: ReplayExit::AfterFirstFrame,
+                    ..
+                } = feed
+                {
+                    return Ok(Exit::FirstFrame);
+                }
             }
-            let animating = self.state.busy() || self.ui.flash.is_some();
+            let animating = match feed {
+                Feed::Live { .. } => self.state.busy() || self.ui.flash.is_some(),
+                Feed::Replay { player, .. } => {
+                    player.playing || player.loading || self.state.busy()
+                }
+            };
+            if !animating && let Feed::Replay { last_tick, .. } = feed {
+                *last_tick = Instant::now();
+            }
             tokio::select! {
-                event = events.recv() => {
-                    let Some(event) = event else { return Ok(Exit::Quit) };
-                    self.apply(&event, ops);
-                    for _ in 0..EVENT_BATCH {
-                        match events.try_recv() {
-                            Ok(event) => self.apply(&event, ops),
-                            Err(_) => break,
+                woke = feed.next() => {
+                    match woke {
+                        Woke::FeedGone => return Ok(Exit::Quit),
+                        Woke::Event(event) => self.take_events(event, feed),
+                        Woke::Loaded(loaded) => self.take_loaded(loaded, feed),
+                        Woke::SourceDone => {
+                            if let Feed::Replay { player, source, .. } = feed {
+                                *source = None;
+                                player.loading = false;
+                            }
                         }
                     }
                     dirty = true;
                 }
                 input_event = input.next() => {
                     let Some(Ok(input_event)) = input_event else { return Ok(Exit::Quit) };
-                    for action in keys::handle(&input_event, &self.state, &mut self.ui, Instant::now()) {
-                        match action {
-                            Action::Send(op) => { let _ = ops.send(op); }
-                            Action::Quit => return Ok(Exit::Quit),
-                        }
+                    if let Flow::Exit(exit) = self.input(&input_event, feed) {
+                        return Ok(exit);
                     }
                     dirty = true;
                 }
                 _ = tick.tick(), if animating => {
                     self.ui.spinner = self.ui.spinner.wrapping_add(1);
                     self.expire_flash();
+                    if let Feed::Replay { player, last_tick, .. } = feed {
+                        let now = Instant::now();
+                        let wall = now - *last_tick;
+                        *last_tick = now;
+                        player.advance(wall, &mut self.state);
+                    }
                     dirty = true;
                 }
                 _ = tokio::time::sleep_until(due.into()), if dirty => {}
                 _ = &mut stop => return Ok(Exit::Signal),
+            }
+        }
+    }
+
+    /// A live event and the others already queued, without a frame between.
+    fn take_events(&mut self, first: Event, feed: &mut Feed) {
+        let Feed::Live { events, ops } = feed else {
+            return;
+        };
+        self.apply(&first, ops);
+        for _ in 0..EVENT_BATCH {
+            match events.try_recv() {
+                Ok(event) => self.apply(&event, ops),
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// A recording's item and the others already read.
+    fn take_loaded(&mut self, first: Loaded, feed: &mut Feed) {
+        let Feed::Replay {
+            player,
+            source: Some(source),
+            ..
+        } = feed
+        else {
+            return;
+        };
+        player.receive(first);
+        while let Ok(more) = source.try_recv() {
+            player.receive(more);
+        }
+    }
+
+    /// One terminal input: the replay's controls first in a replay, then the
+    /// key table.
+    fn input(&mut self, input: &InputEvent, feed: &mut Feed) -> Flow {
+        match feed {
+            Feed::Live { ops, .. } => {
+                for action in keys::handle(input, &self.state, &mut self.ui, Instant::now()) {
+                    match action {
+                        Action::Send(op) => {
+                            let _ = ops.send(op);
+                        }
+                        Action::Quit => return Flow::Exit(Exit::Quit),
+                    }
+                }
+                Flow::Continue
+            }
+            Feed::Replay { player, .. } => {
+                if let InputEvent::Key(key) = input
+                    && key.kind != KeyEventKind::Release
+                {
+                    // Ctrl-C and Ctrl-D end a replay from anywhere: there is no
+                    // turn to interrupt and nothing typed to lose.
+                    if key.modifiers.contains(KeyModifiers::CONTROL)
+                        && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d'))
+                    {
+                        return Flow::Exit(Exit::Quit);
+                    }
+                    if self.ui.overlay.is_none() {
+                        match replay_key(key, player, &mut self.state) {
+                            ReplayKey::Quit => return Flow::Exit(Exit::Quit),
+                            ReplayKey::Handled => return Flow::Continue,
+                            ReplayKey::Pass => {}
+                        }
+                    }
+                }
+                let actions = keys::handle(input, &self.state, &mut self.ui, Instant::now());
+                match actions.contains(&Action::Quit) {
+                    true => Flow::Exit(Exit::Quit),
+                    false => Flow::Continue,
+                }
             }
         }
     }

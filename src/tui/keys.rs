@@ -114,8 +114,10 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
             ui.overlay_scroll.to_top();
         }
         Command::Close => ui.overlay = None,
-        Command::FocusNext => ui.focus = ui.focus.cycle(Direction::Forward),
-        Command::FocusPrevious => ui.focus = ui.focus.cycle(Direction::Backward),
+        Command::FocusNext => ui.focus = next_focus(ui, Direction::Forward),
+        Command::FocusPrevious => ui.focus = next_focus(ui, Direction::Backward),
+        // A replay has no composer.
+        Command::FocusComposer if ui.replay.is_some() => {}
         Command::FocusComposer => ui.focus = Focus::Composer,
         Command::LeaveComposer => ui.focus = Focus::Conversation,
         Command::ScrollUp => scroll_of(ui).up(1),
@@ -173,6 +175,15 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         | Command::QuitReplay => {}
     }
     Vec::new()
+}
+
+/// The next focus in `direction`; a replay's cycle has no composer.
+fn next_focus(ui: &Ui, direction: Direction) -> Focus {
+    let next = ui.focus.cycle(direction);
+    match (next, ui.replay.is_some()) {
+        (Focus::Composer, true) => next.cycle(direction),
+        _ => next,
+    }
 }
 
 /// Interrupt a running turn; a second press within two seconds quits.

@@ -1,23 +1,16 @@
-//! Replay: a recorded event stream re-applied to the same reducer and drawn by the
-//! same views, at its recorded pace or faster, with stepping and seeking. Events
+//! Replay's player: a recorded event stream re-applied to the same reducer and
+//! drawn by the same views (through the workbench's one loop, `app::replay`), at
+//! its recorded pace or faster, with stepping and seeking. Events
 //! arrive from a loader while the replay already plays, so a huge trace shows its
 //! first frame at once. Going back is fast because the state is checkpointed
 //! every so many events: a seek restores the nearest checkpoint before the target
 //! and applies only the events after it.
 
-use std::time::{Duration, Instant};
-
-use crossterm::event::{Event as InputEvent, EventStream, KeyCode, KeyEventKind, KeyModifiers};
-use futures::StreamExt;
-use tokio::sync::mpsc;
+use std::time::Duration;
 
 use super::keymap::{self, Command, Place};
-use super::keys;
 use super::state::{Checkpoint, State};
-use super::terminal::{self, TerminalError};
-use super::theme::Theme;
-use super::ui::{Focus, ReplayBar, Ui};
-use super::view::{ViewCache, render};
+use super::ui::ReplayBar;
 use crate::event::{Event, EventKind};
 use crate::protocol::{Loaded, SessionInfo};
 
@@ -278,7 +271,7 @@ impl Player {
 }
 
 /// What a replay key did.
-enum ReplayKey {
+pub(super) enum ReplayKey {
     Handled,
     /// Not a replay key: the panes may use it.
     Pass,
@@ -286,7 +279,7 @@ enum ReplayKey {
 }
 
 /// The replay's controls, as the key table binds them.
-fn replay_key(
+pub(super) fn replay_key(
     key: &crossterm::event::KeyEvent,
     player: &mut Player,
     state: &mut State,
@@ -333,138 +326,11 @@ fn replay_key(
     ReplayKey::Handled
 }
 
-/// Ctrl-C and Ctrl-D end a replay from anywhere, an overlay included: there is
-/// no turn to interrupt and nothing typed to lose.
-fn quits_anywhere(key: &crossterm::event::KeyEvent) -> bool {
-    key.modifiers.contains(KeyModifiers::CONTROL)
-        && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d'))
-}
-
-/// How a replay ends early on purpose (benchmarks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplayExit {
-    /// Until the user quits.
-    OnQuit,
-    /// Right after the first frame is drawn; the time to it goes to stderr.
-    AfterFirstFrame,
-}
-
-/// Plays `source` in the workbench until the user quits.
-pub async fn run(
-    info: SessionInfo,
-    source_label: String,
-    mut source: mpsc::Receiver<Loaded>,
-    exit: ReplayExit,
-) -> Result<(), TerminalError> {
-    let started = Instant::now();
-    let mut guard = terminal::enter()?;
-    let theme = Theme::from_env();
-    let mut player = Player::new(info.clone());
-    let mut state = State::new(info);
-    let mut ui = Ui::new();
-    ui.focus = Focus::Conversation;
-    let mut cache = ViewCache::new();
-    let mut input = EventStream::new();
-    let mut source_open = true;
-    let mut dirty = true;
-    let mut last_tick = Instant::now();
-    let mut frame_timer = tokio::time::interval(Duration::from_millis(16));
-    frame_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut first_frame = true;
-    loop {
-        if dirty {
-            ui.replay = Some(player.bar(&source_label));
-            guard
-                .terminal
-                .draw(|frame| render(frame, &state, &mut ui, &mut cache, &theme))
-                .map_err(TerminalError::Draw)?;
-            dirty = false;
-            if first_frame {
-                first_frame = false;
-                if exit == ReplayExit::AfterFirstFrame {
-                    drop(guard);
-                    eprintln!("first frame after {} ms", started.elapsed().as_millis());
-                    return Ok(());
-                }
-            }
-        }
-        let animating = player.playing || player.loading || state.busy();
-        tokio::select! {
-            loaded = source.recv(), if source_open => match loaded {
-                Some(loaded) => {
-                    player.receive(loaded);
-                    // Take what is already there without a frame in between.
-                    while let Ok(more) = source.try_recv() {
-                        player.receive(more);
-                    }
-                    dirty = true;
-                }
-                None => {
-                    source_open = false;
-                    player.loading = false;
-                }
-            },
-            input_event = input.next() => {
-                let Some(Ok(input_event)) = input_event else { return Ok(()) };
-                if let InputEvent::Key(key) = &input_event
-                    && key.kind != KeyEventKind::Release
-                    && quits_anywhere(key)
-                {
-                    return Ok(());
-                }
-                if let InputEvent::Key(key) = &input_event
-                    && key.kind != KeyEventKind::Release
-                    && ui.overlay.is_none()
-                {
-                    if key.code == KeyCode::Esc && !ui.show_trace {
-                        return Ok(());
-                    }
-                    match replay_key(key, &mut player, &mut state) {
-                        ReplayKey::Quit => return Ok(()),
-                        ReplayKey::Handled => {
-                            // The layout cache stays valid across seeks: the
-                            // reducer is deterministic, so an entry at the same
-                            // index and revision has the same content.
-                            dirty = true;
-                            continue;
-                        }
-                        ReplayKey::Pass => {}
-                    }
-                }
-                if ui.focus == Focus::Composer {
-                    ui.focus = Focus::Conversation;
-                }
-                let actions = keys::handle(&input_event, &state, &mut ui, Instant::now());
-                if actions.contains(&keys::Action::Quit) {
-                    return Ok(());
-                }
-                ui.focus = match ui.focus {
-                    Focus::Composer => Focus::Conversation,
-                    other => other,
-                };
-                dirty = true;
-            }
-            _ = frame_timer.tick(), if animating => {
-                let now = Instant::now();
-                let wall = now - last_tick;
-                last_tick = now;
-                let advanced = player.advance(wall, &mut state);
-                if advanced || state.busy() {
-                    ui.spinner = ui.spinner.wrapping_add(1);
-                    dirty = true;
-                }
-            }
-        }
-        if !animating {
-            last_tick = Instant::now();
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::event::{AgentId, TerminalReason, Usage};
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     fn event(seq: u64, t_ms: u64, agent: AgentId, kind: EventKind) -> Event {
         Event {

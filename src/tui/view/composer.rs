@@ -1,6 +1,7 @@
 //! The composer: where the next prompt is typed (a tui-textarea). Its title says
 //! what Enter will do: send, or queue while brood works.
 
+use crate::tui::keymap::{self, Place};
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::Modifier;
@@ -122,10 +123,14 @@ fn replay_bar(frame: &mut Frame<'_>, area: Rect, bar: &ReplayBar, theme: &Theme)
     let buf = frame.buffer_mut();
     buf.set_line(x, inner.y, &Line::from(progress), w);
     if inner.height > 1 {
-        let keys = Line::from(Span::styled(
-            "Space play/pause · ←/→ one event · Shift+←/→ subagent start/end · +/- speed · g/G start/end · q quit",
-            theme.dim(),
-        ));
+        // The replay's rows of the key table, as help lists them.
+        let text = keymap::help(&[Place::Replay])
+            .into_iter()
+            .flat_map(|(_, rows)| rows)
+            .map(|(keys, what)| format!("{keys} {what}"))
+            .collect::<Vec<_>>()
+            .join(" · ");
+        let keys = Line::from(Span::styled(text, theme.dim()));
         buf.set_line(x, inner.y + 1, &keys, w);
     }
 }
