@@ -5,6 +5,7 @@
 //! and red past 90 %, and always carry the numbers, so no colour is needed to
 //! read them.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -28,7 +29,8 @@ pub(super) fn wanted_rows(state: &State) -> u16 {
     state.children.len().min(u16::MAX as usize) as u16
 }
 
-pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, rows: u16, theme: &Theme) {
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
+    let (state, theme) = (view.state, view.theme);
     let block = padded_block("Budgets", false, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -40,7 +42,8 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, rows: u16
     let buf = frame.buffer_mut();
     let main = main_row(state, bar, w, theme);
     buf.set_line(inner.x, inner.y, &main, inner.width);
-    let rows = (rows as usize).min(inner.height as usize - 1);
+    // The layout gave the children the rows under the parent's.
+    let rows = inner.height as usize - 1;
     let window = state.info.context_window;
     for (i, row) in child_rows(state, rows, bar, window, theme)
         .into_iter()

@@ -1,6 +1,7 @@
 //! The composer: where the next prompt is typed (a tui-textarea). Its title says
 //! what Enter will do: send, or queue while brood works.
 
+use super::View;
 use crate::tui::keymap::{self, Place};
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
@@ -10,9 +11,8 @@ use ratatui::text::{Line, Span};
 use super::pane_block;
 use super::text::width;
 use crate::text::count;
-use crate::tui::state::State;
 use crate::tui::theme::Theme;
-use crate::tui::ui::{Focus, ReplayBar, Ui};
+use crate::tui::ui::{Focus, ReplayBar};
 
 /// The textarea's scroll offset as its widget computes it, kept here because
 /// the widget does not expose it and the terminal cursor must go where the
@@ -23,15 +23,11 @@ pub(super) struct ComposerScroll {
     col: usize,
 }
 
-pub(super) fn render(
-    frame: &mut Frame<'_>,
-    area: Rect,
-    state: &State,
-    ui: &mut Ui,
-    scroll: &mut ComposerScroll,
-    active: bool,
-    theme: &Theme,
-) {
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
+    let (state, theme) = (view.state, view.theme);
+    let ui = &mut *view.ui;
+    let scroll = &mut view.cache.composer;
+    let active = ui.overlay.is_none() && state.approvals.is_empty();
     if let Some(bar) = &ui.replay {
         replay_bar(frame, area, bar, theme);
         return;

@@ -7,6 +7,7 @@
 //! window in O(log n) and lays out only what is on screen (plus, when following
 //! the bottom, the last entries it measures to know where the bottom is).
 
+use super::View;
 use std::collections::HashMap;
 
 use ratatui::Frame;
@@ -16,8 +17,8 @@ use ratatui::text::{Line, Span};
 use super::cells::{self, CellContext};
 use super::heights::Heights;
 use super::text::{cut_spans, spinner};
-use super::{ViewCache, has_focus, padded_block};
-use crate::tui::state::{Entry, State};
+use super::{has_focus, padded_block};
+use crate::tui::state::Entry;
 use crate::tui::theme::Theme;
 use crate::tui::ui::{Focus, Ui};
 
@@ -144,14 +145,10 @@ fn is_expanded(entry: &Entry, ui: &Ui) -> bool {
 }
 
 /// Draws the conversation pane into `area`.
-pub(super) fn render(
-    frame: &mut Frame<'_>,
-    area: Rect,
-    state: &State,
-    ui: &mut Ui,
-    cache: &mut ViewCache,
-    theme: &Theme,
-) {
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
+    let (state, theme) = (view.state, view.theme);
+    let ui = &mut *view.ui;
+    let cache = &mut *view.cache;
     let mut block = padded_block(
         "Conversation",
         has_focus(ui, state, Focus::Conversation),

@@ -3,20 +3,23 @@
 //! In "all" mode every child's lines are interleaved in event order, the way
 //! they happened.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::text::{cut_spans, spinner, wrap_str};
 use super::{has_focus, padded_block};
-use crate::tui::state::{CallStatus, Child, LiveLine, State};
+use crate::tui::state::{CallStatus, Child, LiveLine};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{Focus, LiveMode, Ui};
+use crate::tui::ui::{Focus, LiveMode};
 
 /// Rows of streaming text shown under the tool lines at most.
 const STREAM_ROWS: usize = 3;
 
-pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &mut Ui, theme: &Theme) {
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
+    let (state, theme) = (view.state, view.theme);
+    let ui = &mut *view.ui;
     let selected = state.children.get(
         ui.selected_child
             .min(state.children.len().saturating_sub(1)),

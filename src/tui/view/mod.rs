@@ -95,26 +95,27 @@ pub fn render(
         (Focus::Subagents, layout.subagents),
         (Focus::Live, layout.live),
     ];
-    title::render(frame, layout.title, state, cache.home.as_deref(), theme);
-    conversation::render(frame, layout.conversation, state, ui, cache, theme);
-    subagents::render(frame, layout.subagents, state, ui, theme);
-    if ui.show_trace {
-        trace::render(frame, layout.live, state, ui, theme);
-    } else {
-        live::render(frame, layout.live, state, ui, theme);
+    {
+        let mut view = View {
+            state,
+            ui: &mut *ui,
+            cache: &mut *cache,
+            theme,
+        };
+        let view = &mut view;
+        // Every part of the screen is drawn the same way: into its area, from
+        // the view.
+        title::render(frame, layout.title, view);
+        conversation::render(frame, layout.conversation, view);
+        subagents::render(frame, layout.subagents, view);
+        match view.ui.show_trace {
+            true => trace::render(frame, layout.live, view),
+            false => live::render(frame, layout.live, view),
+        }
+        budgets::render(frame, layout.budgets, view);
+        composer::render(frame, layout.composer, view);
+        status::render(frame, layout.status, view);
     }
-    budgets::render(frame, layout.budgets, state, layout.budget_rows, theme);
-    let composer_active = ui.overlay.is_none() && state.approvals.is_empty();
-    composer::render(
-        frame,
-        layout.composer,
-        state,
-        ui,
-        &mut cache.composer,
-        composer_active,
-        theme,
-    );
-    status::render(frame, layout.status, state, ui, theme);
     match ui.overlay {
         Some(Overlay::Help) => {
             let replay = ui.replay.is_some();
@@ -130,6 +131,14 @@ pub fn render(
     }
 }
 
+/// What every part of the screen is drawn from.
+pub(super) struct View<'a> {
+    pub state: &'a State,
+    pub ui: &'a mut Ui,
+    pub cache: &'a mut ViewCache,
+    pub theme: &'a Theme,
+}
+
 /// Where each part of the screen goes.
 struct Screen {
     title: Rect,
@@ -137,7 +146,6 @@ struct Screen {
     subagents: Rect,
     live: Rect,
     budgets: Rect,
-    budget_rows: u16,
     composer: Rect,
     status: Rect,
 }
@@ -179,7 +187,6 @@ impl Screen {
             subagents: Rect::new(area.x + left_w, top, right_w, list_h),
             live: Rect::new(area.x + left_w, top + list_h, right_w, main_h - list_h),
             budgets: row(top + main_h, budgets_h),
-            budget_rows,
             composer: row(top + main_h + budgets_h, composer_h),
             status: row(area.y + h - 1, 1),
         }

@@ -3,6 +3,7 @@
 //! in priority order: a flash message, a retry countdown, the last error, else
 //! running or idle.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -14,7 +15,9 @@ use crate::tui::theme::Theme;
 use crate::tui::ui::Ui;
 use crate::tui::{keymap, keys};
 
-pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &Ui, theme: &Theme) {
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
+    let (state, theme) = (view.state, view.theme);
+    let ui = &*view.ui;
     let w = area.width as usize;
     let news = right_side(state, ui, theme, w / 2);
     let left = keys(

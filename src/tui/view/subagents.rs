@@ -2,17 +2,20 @@
 //! The selected row decides what the live pane and Enter (the transcript) show,
 //! so it stays visible however many children there are.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::text::{cut, cut_spans, elapsed, spinner, tokens, width};
 use super::{has_focus, pane_block};
-use crate::tui::state::{Child, ChildStatus, State};
+use crate::tui::state::{Child, ChildStatus};
 use crate::tui::theme::Theme;
 use crate::tui::ui::{Focus, Ui};
 
-pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &mut Ui, theme: &Theme) {
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
+    let (state, theme) = (view.state, view.theme);
+    let ui = &mut *view.ui;
     let running = state.running_children();
     let mut title = vec![Span::raw(format!("Subagents {}", state.children.len()))];
     if running > 0 {

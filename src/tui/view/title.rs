@@ -1,21 +1,16 @@
 //! The title line: which models run where, and where the trace goes. It answers
 //! "what am I talking to and is this being recorded" at a glance.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::text::{cut_left, tilde, width};
-use crate::tui::state::State;
-use crate::tui::theme::Theme;
 
-pub(super) fn render(
-    frame: &mut Frame<'_>,
-    area: Rect,
-    state: &State,
-    home: Option<&str>,
-    theme: &Theme,
-) {
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
+    let (state, theme) = (view.state, view.theme);
+    let home = view.cache.home.as_deref();
     let info = &state.info;
     let total = area.width as usize;
     let sep = || Span::styled(" · ", theme.dim());

@@ -2,6 +2,7 @@
 //! folded into one row per run, `×count`), for when the friendly panes hide
 //! the detail you need. Only the visible rows are formatted.
 
+use super::View;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -9,11 +10,13 @@ use ratatui::text::{Line, Span};
 
 use super::text::{cut_spans, tokens};
 use super::{has_focus, padded_block};
-use crate::tui::state::{Mark, State, TimelineRow};
+use crate::tui::state::{Mark, TimelineRow};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{Focus, Ui};
+use crate::tui::ui::Focus;
 
-pub(super) fn render(frame: &mut Frame<'_>, area: Rect, state: &State, ui: &mut Ui, theme: &Theme) {
+pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
+    let (state, theme) = (view.state, view.theme);
+    let ui = &mut *view.ui;
     let title = Line::from(vec![
         Span::raw("Trace"),
         Span::styled(format!(" · {} events", tokens(state.events)), theme.dim()),
