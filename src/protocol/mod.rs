@@ -1,5 +1,5 @@
 //! The words several parts of brood share, beside the event vocabulary in
-//! `event.rs`: what kind of thing a tool does, the `task` tool's name and
+//! `event/`: what kind of thing a tool does, the `task` tool's name and
 //! envelope, the token estimate every gauge uses, the sandbox's summary, and
 //! what the screen is handed about a session. It depends on nothing but serde
 //! and the event vocabulary, so the engine, the screen and the readers can all
