@@ -68,6 +68,15 @@ const SHAPES: &[&str] = &[
     "rm -rf ~/outside",
     "echo 'rm canary.txt' > s.sh; sh s.sh",
     "printf 'rm -rf ../outside' > t.sh && . ./t.sh",
+    // Replacing the file as a side effect.
+    "cp /etc/hostname canary.txt",
+    "mv ../outside/keep canary.txt",
+    "ln -sf /etc/hostname canary.txt",
+    "tar -cf canary.txt /dev/null",
+    "gzip canary.txt",
+    "sort -o canary.txt /dev/null",
+    "sed -n 'w canary.txt' /dev/null",
+    "strace -o /dev/null rm canary.txt",
 ];
 
 struct Canaries {

@@ -13,6 +13,11 @@ pub(crate) enum Waiver {
     /// The finding is that the file would be emptied (`> f`); when no file is
     /// there yet, nothing is lost.
     NewFile(String),
+    /// The finding is that a file would be replaced (`cp a b`): nothing is
+    /// lost when nothing is at the first path (the target), or, the target
+    /// being a folder, at any of the others (the target's entries of the same
+    /// names).
+    Overwrite(Vec<String>),
     /// Nothing: parse failures, expansions, redirections into system paths,
     /// pipes into shells.
     Never,
@@ -73,6 +78,18 @@ impl Analysis {
                     }
                     Waiver::NewFile(path) => {
                         if missing(path) {
+                            continue;
+                        }
+                    }
+                    Waiver::Overwrite(paths) => {
+                        let (target, inside) = paths
+                            .split_first()
+                            .map_or((None, &[][..]), |(t, r)| (Some(t), r));
+                        // A file at the target makes `target/name` fail with
+                        // "not a folder", which is not "missing": it asks.
+                        let nothing_lost = target.is_some_and(|t| missing(t))
+                            || (!inside.is_empty() && inside.iter().all(|p| missing(p)));
+                        if nothing_lost {
                             continue;
                         }
                     }

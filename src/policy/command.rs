@@ -57,7 +57,7 @@ pub fn command_prefix(command: &str) -> String {
         .filter(|f| f.decision != Decision::Allow)
         .find_map(|f| match &f.waiver {
             Waiver::Prefix(words) => Some(words.as_slice()),
-            Waiver::NewFile(_) | Waiver::Never => None,
+            Waiver::NewFile(_) | Waiver::Overwrite(_) | Waiver::Never => None,
         });
     match flagged.or(analysis.first.as_deref()) {
         Some(words) => prefix_words(words).join(" "),
@@ -180,6 +180,16 @@ impl Walker {
             decision: Decision::Ask,
             reason,
             waiver: Waiver::NewFile(path.to_string()),
+        });
+    }
+
+    /// The line would replace a file: asks unless nothing is at the first of
+    /// `paths` nor, for a folder, at the others (see `Waiver::Overwrite`).
+    pub(super) fn replaces(&mut self, paths: Vec<String>, reason: String) {
+        self.findings.push(Finding {
+            decision: Decision::Ask,
+            reason,
+            waiver: Waiver::Overwrite(paths),
         });
     }
 
@@ -521,6 +531,9 @@ mod tests;
 #[cfg(test)]
 #[path = "fail_closed_tests.rs"]
 mod fail_closed_tests;
+#[cfg(test)]
+#[path = "overwrites_tests.rs"]
+mod overwrites_tests;
 
 #[cfg(test)]
 #[path = "fail_closed_effects_tests.rs"]

@@ -279,7 +279,6 @@ const SAFE: &[&str] = &[
     "chmod +x script.sh",
     "chmod 644 file",
     "docker ps -a",
-    "curl -o file.tgz https://example.com/x.tgz",
     "curl -s https://api | jq .",
     "cat data.json | python3 -m json.tool",
     "npm publish --dry-run",
@@ -293,10 +292,7 @@ const SAFE: &[&str] = &[
     "transform_rm_data --rm",
     "ls ~/projects",
     "cat ~/.bashrc",
-    "cp src/a.rs /tmp/a.rs",
-    "cp build.log /tmp",
     "npx prettier --write .",
-    "mv old.txt new.txt",
 ];
 
 #[test]
@@ -358,6 +354,14 @@ fn commands_that_fail_closed_now_ask() {
         ("echo x > \"$OUT\"", "whose name comes from a variable"),
         ("echo x > ${TMPDIR}/out", "whose name comes from a variable"),
         ("eval eval ls", "`eval` runs a string"),
+        // Replacing a file: through the policy, allowed when nothing is there.
+        ("mv old.txt new.txt", "replaces what is at new.txt"),
+        ("cp build.log /tmp", "replaces what is at /tmp"),
+        ("cp src/a.rs /tmp/a.rs", "replaces what is at /tmp/a.rs"),
+        (
+            "curl -o file.tgz https://example.com/x.tgz",
+            "writes its output over file.tgz",
+        ),
     ];
     for (command, fragment) in cases {
         let v = classify_command(command);

@@ -10,6 +10,7 @@ mod find;
 mod forkbomb;
 mod git;
 mod interpreters;
+mod overwrites;
 mod paths;
 mod prefix;
 mod redirects;

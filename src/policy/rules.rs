@@ -122,6 +122,7 @@ impl Walker {
             "chmod" | "chown" | "chgrp" => self.permissions(words, &name, &args),
             "git" => self.git(words, &args),
             "mv" | "cp" | "install" => {
+                self.copies_over(words, &name);
                 if name == "mv" && args.contains(&"/dev/null") {
                     self.ask(words, format!("`{}` destroys the files moved", show(words)));
                 }
@@ -201,9 +202,22 @@ impl Walker {
                 if let Some(pair) = output {
                     self.wrote(&pair[1]);
                 }
+                self.saves_to(words, &name);
             }
             "awk" | "gawk" | "mawk" | "nawk" => self.awk(words, &name),
-            "sed" | "gsed" => self.sed(words, &name),
+            "sed" | "gsed" => {
+                self.sed(words, &name);
+                self.sed_script(words, &name);
+            }
+            "ln" => self.links_over(words),
+            "tar" | "gtar" | "bsdtar" => self.archives(words),
+            "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma" | "unlzma"
+            | "zstd" | "unzstd" | "lz4" | "zip" => self.compresses(words, &name),
+            "sort" => self.saves_to(words, &name),
+            "kill" if args.contains(&"0") => self.ask(
+                words,
+                format!("`{}` signals every process of its group", show(words)),
+            ),
             _ => self.builtin(words, &name),
         }
         self.interpreter(words, &name, input);
