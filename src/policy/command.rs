@@ -196,6 +196,13 @@ impl Walker {
     /// Parses script text (the line itself, or a string a shell will run) and
     /// walks it; `origin` names where the string came from.
     pub(super) fn source(&mut self, text: &str, origin: Option<&str>) {
+        if super::forkbomb::endless_background_loop(text) {
+            self.add(
+                Decision::Deny,
+                "fork bomb: an endless loop starts a background process each turn".into(),
+                None,
+            );
+        }
         if self.nesting >= MAX_NESTING {
             self.add(
                 Decision::Ask,

@@ -58,3 +58,50 @@ fn reaches(
         Command::Case { arms, .. } => arms.iter().any(|arm| in_script(arm, forking, seen)),
     }
 }
+
+/// `while :; do x & done`: a loop that never ends and starts a background
+/// process each turn, so processes multiply without a function. Read from the
+/// text, since the parser flattens loops; a `wait` in the body paces it.
+pub(super) fn endless_background_loop(text: &str) -> bool {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let loops: [(&str, &[&str]); 2] = [
+        (
+            "while ",
+            &[":", "true", "/bin/true", "[ 1 ]", "((1))", "(( 1 ))"],
+        ),
+        ("until ", &["false", "/bin/false", "! :", "! true"]),
+    ];
+    loops.iter().any(|(keyword, endless)| {
+        flat.match_indices(keyword).any(|(at, _)| {
+            let starts_word = flat[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|b| matches!(b, ' ' | ';' | '&' | '|' | '(' | '{'));
+            let after = &flat[at + keyword.len()..];
+            let Some(do_at) = after.find("do ").or_else(|| after.find("do;")) else {
+                return false;
+            };
+            let condition = after[..do_at].trim().trim_end_matches(';').trim();
+            let Some(done_at) = after[do_at..].find("done") else {
+                return false;
+            };
+            let body = &after[do_at + 2..do_at + done_at];
+            starts_word
+                && endless.contains(&condition)
+                && backgrounds(body)
+                && !body.contains("wait")
+        })
+    })
+}
+
+/// Whether `body` sends a command to the background: an `&` that is not part
+/// of `&&`, `>&`, `&>` or `|&`.
+fn backgrounds(body: &str) -> bool {
+    let chars: Vec<char> = body.chars().collect();
+    chars.iter().enumerate().any(|(i, c)| {
+        *c == '&'
+            && chars.get(i + 1) != Some(&'&')
+            && chars.get(i + 1) != Some(&'>')
+            && (i == 0 || !matches!(chars[i - 1], '&' | '>' | '<' | '|'))
+    })
+}
