@@ -237,7 +237,10 @@ fn replay_of_what_it_cannot_read_lists_the_formats_it_reads() {
     let missing = sb.workspace().join("missing.jsonl");
     for (path, says) in [
         (empty, "is empty"),
-        (unknown, "is not in a format brood reads\n"),
+        (
+            unknown,
+            "is not in a format brood reads.\nIt looks like JSON Lines, but of none of these formats.\n",
+        ),
         (missing, "missing.jsonl: no such file\n"),
         (sb.workspace(), "is a folder"),
     ] {
@@ -246,4 +249,39 @@ fn replay_of_what_it_cannot_read_lists_the_formats_it_reads() {
         assert!(err.contains(says), "{says}: {err}");
         assert_lists_the_formats(&err);
     }
+}
+
+/// A file of another tool is named for what it looks like, never by a parser's
+/// complaint, both by `replay` and in the `traces` listing.
+#[test]
+fn a_file_of_another_tool_is_named_for_what_it_looks_like() {
+    let sb = Sandbox::new();
+    let rollout = sb.write(
+        "traces/rollout-2026.jsonl",
+        "{\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"a\",\"cwd\":\"/x\"}}\n",
+    );
+    let gemini = sb.write(
+        "traces/chat.json",
+        "{\n  \"sessionId\": \"s\",\n  \"messages\": [{\"type\": \"user\", \"content\": \"hi\"}]\n}\n",
+    );
+    let text = sb.write("traces/notes.jsonl", "just some notes\n");
+    for (path, looks) in [
+        (&rollout, "It looks like a Codex CLI rollout"),
+        (&gemini, "It looks like a Gemini CLI chat"),
+        (&text, "It looks like plain text, not JSON Lines."),
+    ] {
+        let (code, err) = replay_print(&sb, path);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains(looks), "{looks}: {err}");
+        assert!(!err.contains("missing field"), "{err}");
+        assert_lists_the_formats(&err);
+    }
+    let out = sb.run(&["traces", sb.workspace().join("traces").to_str().unwrap()]);
+    let listing = stderr(&out);
+    assert!(
+        listing
+            .contains("rollout-2026.jsonl: not a brood trace; it looks like a Codex CLI rollout"),
+        "{listing}"
+    );
+    assert!(!listing.contains("missing field"), "{listing}");
 }

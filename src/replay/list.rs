@@ -111,9 +111,13 @@ pub fn list_traces(dir: &Path) -> Result<Listing, ReplayError> {
     for (path, result) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
         match result {
             Ok(summary) => listing.sessions.push(summary),
-            Err(ReplayError::UnknownFormat { detail, .. }) => listing
-                .unreadable
-                .push((path, format!("not a brood trace ({detail})"))),
+            Err(ReplayError::UnknownFormat { looks, .. }) => {
+                let why = match looks {
+                    Some(looks) => format!("not a brood trace; it looks like {}", looks.describe()),
+                    None => "not a brood trace".to_string(),
+                };
+                listing.unreadable.push((path, why));
+            }
             Err(ReplayError::Empty { .. }) => listing.unreadable.push((path, "empty".into())),
             Err(e) => listing.unreadable.push((path, e.to_string())),
         }
@@ -188,6 +192,7 @@ fn read_header(input: &mut impl BufRead, path: &Path) -> Result<TraceHeader, Rep
         // Not a brood trace: listed apart, not an error of the listing.
         Err(TraceError::BadHeader { message, .. }) => Err(ReplayError::UnknownFormat {
             path: path.to_path_buf(),
+            looks: crate::trace::import::lookalike(path),
             detail: format!("line 1: {message}"),
         }),
         Err(e) => Err(e.into()),

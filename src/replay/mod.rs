@@ -26,6 +26,7 @@ pub use print::{PrintFormat, PrintReport, print};
 pub use source::{Item, SkippedLine, Source, SourceFormat, open};
 pub use table::{json_line, render_table};
 
+use crate::trace::import::Lookalike;
 use std::path::PathBuf;
 
 use crate::trace::TraceError;
@@ -55,10 +56,14 @@ pub enum ReplayError {
         #[source]
         source: std::io::Error,
     },
-    /// `detail` says why line 1 is not a brood header; the listing shows it,
-    /// a newcomer needs only the formats.
-    #[error("{path} is not in a format brood reads\n{READS}")]
-    UnknownFormat { path: PathBuf, detail: String },
+    /// `looks` says what the file is closest to, in words a person can act
+    /// on; `detail` is the header parser's complaint, kept for the log.
+    #[error("{path} is not in a format brood reads{}\n{READS}", looks_line(*.looks))]
+    UnknownFormat {
+        path: PathBuf,
+        looks: Option<Lookalike>,
+        detail: String,
+    },
     #[error("{path}: line 1 names the brood trace format but is not a valid header: {detail}")]
     BadHeader { path: PathBuf, detail: String },
     #[error(
@@ -110,3 +115,11 @@ pub fn traces_dir() -> Result<PathBuf, ReplayError> {
 
 #[cfg(test)]
 mod tests;
+
+/// `.\nIt looks like …` under the first line of an unknown format's message.
+fn looks_line(looks: Option<Lookalike>) -> String {
+    match looks {
+        Some(looks) => format!(".\nIt looks like {}.", looks.describe()),
+        None => String::new(),
+    }
+}

@@ -236,7 +236,11 @@ fn import_error(path: &Path, e: ImportError, detail: String) -> ReplayError {
         ImportError::Io { path, source } => ReplayError::Io { path, source },
         ImportError::Empty { path } => ReplayError::Empty { path },
         ImportError::UnknownFormat { .. } | ImportError::NativeTrace { .. } => {
-            ReplayError::UnknownFormat { path, detail }
+            ReplayError::UnknownFormat {
+                looks: crate::trace::import::lookalike(&path),
+                path,
+                detail,
+            }
         }
     }
 }

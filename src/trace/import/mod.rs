@@ -18,6 +18,7 @@
 pub mod claude;
 mod detect;
 mod lines;
+mod lookalike;
 pub mod mycodeagent;
 mod timeline;
 
@@ -26,6 +27,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use detect::detect;
+pub use lookalike::{Lookalike, lookalike};
 
 use crate::event::Event;
 use crate::trace::TraceHeader;
