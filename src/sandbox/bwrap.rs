@@ -21,7 +21,13 @@ pub(super) fn find() -> Option<PathBuf> {
 /// Runs `true` under `program args`; the error is bubblewrap's own first line
 /// (it names what the kernel refused).
 pub(super) fn works(program: &Path, args: &[OsString]) -> Result<(), String> {
-    let output = std::process::Command::new(program)
+    let mut command = std::process::Command::new(program);
+    if args.iter().any(|a| a == "--seccomp") {
+        let filter = super::seccomp::program_file()
+            .map_err(|e| format!("cannot prepare the seccomp filter: {e}"))?;
+        pass_seccomp_std(&mut command, filter);
+    }
+    let output = command
         .args(args)
         .arg("true")
         .stdin(Stdio::null())
@@ -48,8 +54,13 @@ pub(super) struct Layout {
     pub network: Network,
     /// In a user namespace of its own, with further ones forbidden.
     pub userns: bool,
+    /// The seccomp program at [`SECCOMP_FD`] (with the network off).
+    pub seccomp: bool,
     pub cwd: PathBuf,
 }
+
+/// The descriptor the seccomp program is handed to bubblewrap on.
+pub(super) const SECCOMP_FD: i32 = 10;
 
 /// The arguments of a confined command, up to and including `--`.
 pub(super) fn confined_args(layout: &Layout) -> Vec<OsString> {
@@ -84,8 +95,44 @@ pub(super) fn confined_args(layout: &Layout) -> Vec<OsString> {
             dir.into(),
         ]);
     }
+    if layout.seccomp {
+        args.extend(["--seccomp".into(), SECCOMP_FD.to_string().into()]);
+    }
     args.extend(["--chdir".into(), layout.cwd.clone().into(), "--".into()]);
     args
+}
+
+/// Hands `program` to the command on [`SECCOMP_FD`], read from its start.
+pub(super) fn pass_seccomp(command: &mut tokio::process::Command, program: std::os::fd::OwnedFd) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the closure runs in the child between fork and exec and calls
+    // only lseek and dup2, which are async-signal-safe; `program` is moved in
+    // and outlives the spawn.
+    unsafe {
+        command.pre_exec(move || {
+            let fd = program.as_raw_fd();
+            if libc::lseek(fd, 0, libc::SEEK_SET) < 0 || libc::dup2(fd, SECCOMP_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// [`pass_seccomp`] for the start-up check, which runs a blocking command.
+pub(super) fn pass_seccomp_std(command: &mut std::process::Command, program: std::os::fd::OwnedFd) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    // SAFETY: as in `pass_seccomp`.
+    unsafe {
+        command.pre_exec(move || {
+            let fd = program.as_raw_fd();
+            if libc::lseek(fd, 0, libc::SEEK_SET) < 0 || libc::dup2(fd, SECCOMP_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 /// The arguments in mode `off`: the real file system, writable, devices and

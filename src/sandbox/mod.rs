@@ -14,6 +14,7 @@
 //! is missing, and runs with the policy alone; it never does so silently.
 
 mod bwrap;
+mod seccomp;
 mod settings;
 
 #[cfg(test)]
@@ -198,8 +199,23 @@ impl Sandbox {
         let mut command = match &self.mechanism {
             Mechanism::Bubblewrap { program, userns } => {
                 let mut command = Command::new(program);
+                let mut args = self.confined_args(*userns, cwd);
+                // Without its program bubblewrap would refuse to start, so a
+                // filter that cannot be made leaves the flag out (the
+                // namespaces still hold) and the log says so.
+                if self.settings.network == Network::Off {
+                    match seccomp::program_file() {
+                        Ok(filter) => bwrap::pass_seccomp(&mut command, filter),
+                        Err(e) => {
+                            tracing::warn!("no seccomp filter for this command: {e}");
+                            args.retain(|a| {
+                                a != "--seccomp" && a != bwrap::SECCOMP_FD.to_string().as_str()
+                            });
+                        }
+                    }
+                }
                 command
-                    .args(self.confined_args(*userns, cwd))
+                    .args(args)
                     .arg("bash")
                     .env("TMPDIR", self.tmp.path());
                 command
@@ -235,6 +251,7 @@ impl Sandbox {
             writable,
             network: self.settings.network,
             userns,
+            seccomp: self.settings.network == Network::Off,
             cwd: cwd.to_path_buf(),
         })
     }

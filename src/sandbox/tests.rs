@@ -156,6 +156,36 @@ async fn the_network_is_off_unless_turned_on() {
 }
 
 #[tokio::test]
+async fn sockets_on_the_file_system_are_out_of_reach_with_the_network_off() {
+    // A socket of the host's, as Docker's or an SSH agent's would be: readable
+    // through the read-only mount, so only the filter keeps it out of reach.
+    let place = Place::new();
+    let socket = place.outer.path().join("agent.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let script = format!(
+        "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); print('connected')\"",
+        socket.display()
+    );
+    let off = place.sandbox(SandboxSettings::default());
+    let (code, out, err) = run(&off, &place.ws(), &script).await;
+    assert_ne!(code, 0, "reached the host's socket: {out}");
+    assert!(
+        err.contains("PermissionError") || err.contains("Operation not permitted"),
+        "{err}"
+    );
+    // Pipes between processes still work.
+    let (code, out, err) = run(&off, &place.ws(), "echo piped | cat; python3 -c 'import socket; a, b = socket.socketpair(); a.send(b\"x\"); print(b.recv(1))'").await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("piped") && out.contains("b'x'"), "{out}");
+    let on = place.sandbox(SandboxSettings {
+        network: Network::On,
+        ..SandboxSettings::default()
+    });
+    let (code, out, err) = run(&on, &place.ws(), &script).await;
+    assert_eq!((code, out.as_str()), (0, "connected\n"), "{err}");
+}
+
+#[tokio::test]
 async fn no_terminal_no_capabilities_no_new_namespaces() {
     let place = Place::new();
     let sandbox = place.sandbox(SandboxSettings::default());
