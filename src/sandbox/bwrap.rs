@@ -25,7 +25,7 @@ pub(super) fn works(program: &Path, args: &[OsString]) -> Result<(), String> {
     if args.iter().any(|a| a == "--seccomp") {
         let filter = super::seccomp::program_file()
             .map_err(|e| format!("cannot prepare the seccomp filter: {e}"))?;
-        pass_seccomp_std(&mut command, filter);
+        pass_seccomp(&mut command, filter);
     }
     let output = command
         .args(args)
@@ -102,28 +102,14 @@ pub(super) fn confined_args(layout: &Layout) -> Vec<OsString> {
     args
 }
 
-/// Hands `program` to the command on [`SECCOMP_FD`], read from its start.
-pub(super) fn pass_seccomp(command: &mut tokio::process::Command, program: std::os::fd::OwnedFd) {
+/// Hands `program` to the command on [`SECCOMP_FD`], read from its start
+/// (for a tokio command, through `as_std_mut`).
+pub(super) fn pass_seccomp(command: &mut std::process::Command, program: std::os::fd::OwnedFd) {
     use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
     // SAFETY: the closure runs in the child between fork and exec and calls
     // only lseek and dup2, which are async-signal-safe; `program` is moved in
     // and outlives the spawn.
-    unsafe {
-        command.pre_exec(move || {
-            let fd = program.as_raw_fd();
-            if libc::lseek(fd, 0, libc::SEEK_SET) < 0 || libc::dup2(fd, SECCOMP_FD) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-}
-
-/// [`pass_seccomp`] for the start-up check, which runs a blocking command.
-pub(super) fn pass_seccomp_std(command: &mut std::process::Command, program: std::os::fd::OwnedFd) {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::process::CommandExt;
-    // SAFETY: as in `pass_seccomp`.
     unsafe {
         command.pre_exec(move || {
             let fd = program.as_raw_fd();

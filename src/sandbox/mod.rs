@@ -205,7 +205,7 @@ impl Sandbox {
                 // namespaces still hold) and the log says so.
                 if self.settings.network == Network::Off {
                     match seccomp::program_file() {
-                        Ok(filter) => bwrap::pass_seccomp(&mut command, filter),
+                        Ok(filter) => bwrap::pass_seccomp(command.as_std_mut(), filter),
                         Err(e) => {
                             tracing::warn!("no seccomp filter for this command: {e}");
                             args.retain(|a| {
