@@ -125,8 +125,19 @@ impl TextPrinter {
                 let totals = self.token_line();
                 self.line(out, &totals);
             }
-            EventKind::UserMessage { .. }
-            | EventKind::ModelRequest { .. }
+            // `you  …` marks where each turn starts, live and in a replay alike.
+            EventKind::UserMessage { text } => {
+                if !self.at_line_start && !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                let mut lines = text.trim_end().lines();
+                let first = lines.next().unwrap_or_default();
+                self.line(out, &format!("you  {first}"));
+                for more in lines {
+                    self.line(out, &format!("     {more}"));
+                }
+            }
+            EventKind::ModelRequest { .. }
             | EventKind::AssistantMessage { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::PermissionDecision { .. }

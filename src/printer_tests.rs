@@ -60,3 +60,22 @@ fn a_person_s_denial_keeps_the_rule_that_asked() {
         "{out}"
     );
 }
+
+#[test]
+fn each_turn_starts_with_the_users_prompt() {
+    let out = printed(&[
+        EventKind::UserMessage {
+            text: "find login\nand the tests".into(),
+        },
+        EventKind::TextDelta {
+            text: "Found it.".into(),
+        },
+        EventKind::UserMessage {
+            text: "thanks".into(),
+        },
+    ]);
+    assert_eq!(
+        out,
+        "you  find login\n     and the tests\nFound it.\nyou  thanks\n"
+    );
+}
