@@ -63,6 +63,8 @@ pub struct Sandbox {
     /// The session's private temporary folder (mode 0700), removed with the
     /// sandbox; `TMPDIR` inside.
     tmp: tempfile::TempDir,
+    /// brood's own folders, hidden from commands; found once, at start.
+    hidden: Vec<PathBuf>,
     mechanism: Mechanism,
     summary: SandboxSummary,
 }
@@ -108,8 +110,10 @@ impl Sandbox {
             settings,
             workspace: std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf()),
             tmp,
+            hidden: Vec::new(),
             mechanism: Mechanism::Unavailable,
         };
+        sandbox.hidden = bwrap::hidden_dirs(&sandbox.writable_roots());
         sandbox.mechanism = match (sandbox.settings.mode, program) {
             (SandboxMode::Off, Some(program)) => {
                 let reaper = bwrap::works(&program, &bwrap::reaper_args()).ok();
@@ -247,7 +251,7 @@ impl Sandbox {
     fn confined_args(&self, userns: bool, cwd: &Path) -> Vec<std::ffi::OsString> {
         let writable = self.writable_roots();
         bwrap::confined_args(&bwrap::Layout {
-            hidden: bwrap::hidden_dirs(&writable),
+            hidden: self.hidden.clone(),
             writable,
             network: self.settings.network,
             userns,

@@ -84,7 +84,6 @@ impl Session {
     pub fn start(options: SessionOptions) -> Result<Session, SessionError> {
         let id = config::new_session_id();
         let workspace = Arc::new(Workspace::new(&options.workspace)?);
-        let sandbox = Arc::new(Sandbox::prepare(options.sandbox, workspace.root())?);
         let bus = EventBus::new();
         bus.set_secrets(config::secrets_from_env());
         let trace_path = match options.trace {
@@ -99,6 +98,8 @@ impl Session {
             TraceTarget::File(path) => Some(path),
             TraceTarget::Off => None,
         };
+        // After the traces folder exists, so the sandbox finds it to hide.
+        let sandbox = Arc::new(Sandbox::prepare(options.sandbox, workspace.root())?);
         if let Some(path) = &trace_path {
             let mut header = TraceHeader::new(
                 &id,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::{Session, SessionError, SessionOptions, TraceTarget};
-use crate::agent::{Approver, Hooks, Profile};
+use crate::agent::{Approver, Hooks};
 use crate::config::settings::{self, ModelFlags, ProviderKind, Settings, SettingsError};
 use crate::config::{ConfigError, SandboxFileSettings, config_files, load_config};
 use crate::model::Model;
@@ -103,13 +103,12 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         "offline demo driver: no LLM is called; answers are assembled from real tool results"
             .to_string()
     });
-    let profiles: Vec<Profile> = config.profiles;
     let session = Session::start(SessionOptions {
         workspace,
         model,
         model_name: settings.model.clone(),
         light_model: settings.light_model.clone(),
-        profiles,
+        profiles: config.profiles,
         max_parallel: setup.max_parallel,
         note,
         trace: setup.trace.clone(),
