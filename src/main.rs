@@ -283,9 +283,13 @@ fn tool(
         AutoApprove::DenyAll
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let outcome = runtime.block_on(brood::tool_cli::run_tool(
+    let run = runtime.block_on(brood::tool_cli::run_tool(
         &workspace, name, input, approve, sandbox,
     ))?;
+    for warning in &run.warnings {
+        eprintln!("brood: {}", brood::text::visible(warning));
+    }
+    let outcome = run.outcome;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{}", outcome.content.trim_end_matches('\n'));
     Ok(ExitCode::from(u8::from(outcome.is_error)))

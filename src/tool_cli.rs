@@ -41,6 +41,13 @@ impl Model for NoModel {
     }
 }
 
+/// One call's result, and what the command should say before it (the
+/// sandbox's state), as a session's setup does.
+pub struct ToolRun {
+    pub outcome: ToolOutcome,
+    pub warnings: Vec<String>,
+}
+
 /// Why a tool could not be run at all.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolCliError {
@@ -59,12 +66,10 @@ pub async fn run_tool(
     input: &str,
     approve: AutoApprove,
     sandbox: SandboxSettings,
-) -> Result<ToolOutcome, ToolCliError> {
+) -> Result<ToolRun, ToolCliError> {
     let workspace = Arc::new(Workspace::new(workspace)?);
     let sandbox = Arc::new(Sandbox::prepare(sandbox, workspace.root())?);
-    if let Some(warning) = sandbox.warning() {
-        eprintln!("brood: {warning}");
-    }
+    let warnings = sandbox.warning().into_iter().collect();
     let profile = Profile::parent(None);
     let policy = Arc::new(Policy::new(workspace.clone(), PermissionMode::Normal));
     let agent = Agent {
@@ -96,7 +101,7 @@ pub async fn run_tool(
     });
     let outcome = agent.call_tool(&call, &cancel).await;
     watcher.abort();
-    Ok(outcome)
+    Ok(ToolRun { outcome, warnings })
 }
 
 #[cfg(test)]
@@ -115,7 +120,8 @@ mod tests {
             SandboxSettings::default(),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .outcome;
         assert!(!ok.is_error);
         assert_eq!(ok.content.trim(), "a.rs:1:fn main() {}");
         let schema = run_tool(
@@ -126,7 +132,8 @@ mod tests {
             SandboxSettings::default(),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .outcome;
         assert!(
             schema.is_error && schema.content.contains("\"pattern\""),
             "{}",
@@ -140,7 +147,8 @@ mod tests {
             SandboxSettings::default(),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .outcome;
         assert!(garbled.is_error && garbled.content.contains("not valid JSON"));
         let asked = run_tool(
             dir.path(),
@@ -150,7 +158,8 @@ mod tests {
             SandboxSettings::default(),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .outcome;
         assert_eq!(
             asked.content,
             crate::agent::unattended_refusal("`rm a.rs` deletes files")
@@ -164,7 +173,8 @@ mod tests {
             SandboxSettings::default(),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .outcome;
         assert!(!allowed.is_error, "{}", allowed.content);
         assert!(!dir.path().join("a.rs").exists());
         let unknown = run_tool(
@@ -175,7 +185,8 @@ mod tests {
             SandboxSettings::default(),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .outcome;
         assert!(unknown.is_error && unknown.content.contains("available"));
     }
 }
