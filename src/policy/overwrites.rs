@@ -5,7 +5,7 @@
 //! file is there yet, so nothing is lost.
 
 use super::command::Walker;
-use super::rules::short_has;
+use super::rules::{short_has, show};
 use super::shell::Word;
 use crate::event::Decision;
 
@@ -281,14 +281,6 @@ fn base_name(path: &str) -> String {
         .next()
         .unwrap_or(path)
         .to_string()
-}
-
-fn show(words: &[Word]) -> String {
-    words
-        .iter()
-        .map(|w| w.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The scripts a `sed` call runs: `-e`/`--expression` values, else the first

@@ -22,7 +22,7 @@ const WRITERS: &[&str] = &[
 ];
 
 /// `cmd args…` for a reason, shortened when long.
-fn show(words: &[Word]) -> String {
+pub(super) fn show(words: &[Word]) -> String {
     let text = words
         .iter()
         .map(|w| w.text.as_str())
