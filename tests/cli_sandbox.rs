@@ -16,7 +16,7 @@ const OTHER_KEY: &str = "brood-other-service-canary-19c2";
 /// Every route to a key the issue names, and brood's config file.
 const PROBE: &str = "env; echo ---; tr '\\0' '\\n' < /proc/$PPID/environ; echo ---; \
     ps eww -p $PPID; echo ---; cat /proc/*/environ | tr '\\0' '\\n'; echo ---; \
-    cat ~/config/brood/brood.toml; echo probe-done";
+    cat ~/config/brood/brood.toml; ls ~/data/brood | sed 's/^/data-entr''y:/'; echo probe-done";
 
 fn brood_config(sb: &Sandbox) {
     let dir = sb.root.path().join("config/brood");
@@ -169,6 +169,16 @@ fn probe_in(provider: &str, reply: fn(usize) -> Reply, sandbox: &str) {
         );
         return;
     }
+    // Confined, no route reached the key at all: redaction had nothing to
+    // cut, and brood's data folder (log, traces) showed no entry.
+    assert!(
+        !result.contains("[redacted]"),
+        "a command read the key: {result}"
+    );
+    assert!(
+        !result.contains("data-entry:"),
+        "brood's data folder is visible: {result}"
+    );
     assert_nothing_leaked(&sb, &out, &trace);
 }
 
