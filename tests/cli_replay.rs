@@ -420,12 +420,15 @@ mod workbench {
         assert_eq!(live.status.code(), Some(0), "{}", stderr(&live));
         let tmux = Tmux::shell(&sb, 100, 30);
         tmux.command("brood replay --last; echo replay-exited-$?");
-        let screen = tmux.wait_for(".jsonl · brood trace", WAIT);
-        assert!(screen.contains("q quit"), "{screen}");
+        // The hints sit below the bar's title, so they come later in a frame.
+        let screen = tmux.wait_for("q quit", WAIT);
+        assert!(screen.contains(".jsonl · brood trace"), "{screen}");
         // `q` closes the overlay there, so the status line names Ctrl-D.
         tmux.type_text("?");
-        let screen = tmux.wait_for("┌ Keys", WAIT);
-        assert!(screen.contains("Esc close · Ctrl-D quit"), "{screen}");
+        // Wait for the status line itself: tmux can read the screen between
+        // the overlay's rows and the status line's, which come later in a frame.
+        let screen = tmux.wait_for("Esc close · Ctrl-D quit", WAIT);
+        assert!(screen.contains("┌ Keys"), "{screen}");
         tmux.keys(&["C-d"]);
         tmux.wait_for("replay-exited-0", WAIT);
     }

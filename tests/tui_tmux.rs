@@ -37,8 +37,10 @@ fn the_demo_runs_in_a_real_terminal_and_gives_the_shell_back() {
     assert!(screen.contains("Subagents"), "{screen}");
     // Help opens over the layout and closes again.
     tmux.type_text("?");
-    let help = tmux.wait_for("┌ Keys", Duration::from_secs(5));
-    assert!(help.contains("Ctrl-D"), "{help}");
+    // Wait for a row inside the overlay, not its top: tmux may read the
+    // screen part-way through a frame.
+    let help = tmux.wait_for("quit (when nothing is typed)", Duration::from_secs(5));
+    assert!(help.contains("┌ Keys"), "{help}");
     tmux.keys(&["Escape"]);
     let closed = Instant::now() + Duration::from_secs(5);
     while tmux.screen().contains("┌ Keys") {
@@ -126,4 +128,27 @@ fn closing_the_terminal_ends_the_trace_interrupted_and_leaves_no_process() {
         assert!(Instant::now() < deadline, "{types:?}");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn every_frame_is_one_synchronized_update() {
+    let sb = Sandbox::new();
+    project(&sb);
+    let bytes = sb.root.path().join("terminal-output");
+    let tmux = Tmux::shell(&sb, 100, 30);
+    tmux.record_output(&bytes);
+    tmux.command("brood demo --speed 8 --no-trace; echo \"brood-exit=$?\"");
+    tmux.wait_for("assembled from", Duration::from_secs(60));
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("brood-exit=0", Duration::from_secs(10));
+    let out = String::from_utf8_lossy(&std::fs::read(&bytes).unwrap()).into_owned();
+    let begins = out.matches("\x1b[?2026h").count();
+    let ends = out.matches("\x1b[?2026l").count();
+    // Many frames, each opened and closed: a terminal that knows mode 2026
+    // never shows half a frame, and none is left paused.
+    assert!(begins > 5, "{begins} frames began a synchronized update");
+    assert_eq!(begins, ends, "every synchronized update ends");
+    let first = out.find("\x1b[?2026h").unwrap();
+    let last = out.rfind("\x1b[?2026l").unwrap();
+    assert!(first < last);
 }

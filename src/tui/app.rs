@@ -384,10 +384,6 @@ impl App {
             cache,
             theme,
         } = self;
-        guard
-            .terminal
-            .draw(|frame| render(frame, state, ui, cache, theme))
-            .map(|_| ())
-            .map_err(TerminalError::Draw)
+        guard.draw(|frame| render(frame, state, ui, cache, theme))
     }
 }

@@ -9,12 +9,13 @@ use std::sync::Once;
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
 };
-use crossterm::execute;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode,
 };
-use ratatui::Terminal;
+use crossterm::{execute, queue};
 use ratatui::backend::CrosstermBackend;
+use ratatui::{Frame, Terminal};
 
 pub type Term = Terminal<CrosstermBackend<Stdout>>;
 
@@ -65,6 +66,20 @@ pub fn enter() -> Result<TerminalGuard, TerminalError> {
             restore();
             Err(TerminalError::Setup(e))
         }
+    }
+}
+
+impl TerminalGuard {
+    /// Draws one frame inside a synchronized update (mode 2026), so a terminal
+    /// that knows the mode shows the whole frame at once, never half of it.
+    /// Terminals that do not know it ignore the two sequences.
+    pub fn draw(&mut self, render: impl FnOnce(&mut Frame)) -> Result<(), TerminalError> {
+        queue!(self.terminal.backend_mut(), BeginSynchronizedUpdate)
+            .map_err(TerminalError::Draw)?;
+        let drawn = self.terminal.draw(render).map(|_| ());
+        // Ended even when the frame failed, so the terminal never stays paused.
+        let ended = execute!(self.terminal.backend_mut(), EndSynchronizedUpdate);
+        drawn.and(ended).map_err(TerminalError::Draw)
     }
 }
 

@@ -63,6 +63,18 @@ impl Tmux {
         self.run(&[&["send-keys", "-t", "t"][..], keys].concat());
     }
 
+    /// From now on, appends every byte the program writes to the terminal
+    /// to `file`, escape sequences included.
+    pub fn record_output(&self, file: &std::path::Path) {
+        self.run(&[
+            "pipe-pane",
+            "-O",
+            "-t",
+            "t",
+            &format!("cat >> '{}'", file.display()),
+        ]);
+    }
+
     /// Types `text` literally.
     pub fn type_text(&self, text: &str) {
         self.run(&["send-keys", "-t", "t", "-l", text]);
