@@ -66,6 +66,10 @@ pub(crate) enum Verb {
     /// List saved sessions, newest first: date, duration, first prompt,
     /// children, tokens, how each ended and its file.
     Traces(TracesArgs),
+    /// Follow a session while it is written, like `tail -f`: a Claude Code
+    /// session, a Codex rollout or a brood trace, with its subagents live.
+    /// With no PATH, the most recently written session on this machine.
+    Watch(WatchArgs),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -258,6 +262,26 @@ pub(crate) struct ReplayArgs {
     /// Quit right after the first frame and print the time to it (benchmarks).
     #[arg(long, hide = true)]
     pub(crate) exit_after_first_frame: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct WatchArgs {
+    /// A session file, or a folder to follow its most recently written
+    /// session (a Claude Code project, a Codex sessions folder, a traces
+    /// folder).
+    #[arg(value_name = "PATH")]
+    pub(crate) path: Option<PathBuf>,
+    /// List the sessions brood can follow, most recently written first:
+    /// tool, project, started, last written, children, first prompt.
+    #[arg(long, conflicts_with_all = ["print", "json"])]
+    pub(crate) list: bool,
+    /// Follow without the workbench, printing as `brood run` prints.
+    #[arg(long)]
+    pub(crate) print: bool,
+    /// Follow without the workbench, one brood event per line (implies
+    /// `--print`).
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Args)]

@@ -5,7 +5,7 @@ mod cli;
 
 use cli::{
     Cli, DEMO_QUESTION, ModelArgs, Provider, ReplayArgs, SandboxArgs, SessionArgs, TracesArgs,
-    UsageError, Verb, setup,
+    UsageError, Verb, WatchArgs, setup,
 };
 
 use std::path::PathBuf;
@@ -26,7 +26,7 @@ use brood::replay::PrintFormat;
 use brood::session::setup::{self, Prepared, SetupError};
 use brood::session::{ChannelApprover, Ending, drive};
 use brood::tools::ToolRegistry;
-use brood::tui::app::{self, Recording, ReplayExit};
+use brood::tui::app::{self, Pace, Recording, ReplayExit};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -48,6 +48,7 @@ fn main() -> ExitCode {
         Some(Verb::Run(args)) => headless(&args.model, &args.session, &args.prompt.join(" ")),
         Some(Verb::Replay(args)) => replay(&args),
         Some(Verb::Traces(args)) => traces(&args),
+        Some(Verb::Watch(args)) => watch(&args),
         Some(Verb::Demo(args)) => {
             let model = ModelArgs {
                 provider: Some(Provider::Offline),
@@ -177,10 +178,29 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         tracing::info!(path = %path.display(), events = report.events, skipped = report.skipped, "replay printed");
         return Ok(ExitCode::SUCCESS);
     }
+    let exit = match args.exit_after_first_frame {
+        true => ReplayExit::AfterFirstFrame,
+        false => ReplayExit::OnQuit,
+    };
+    play(source, &path, Pace::Recorded, exit)
+}
+
+/// The workbench on a session read by a loader thread: a replay, or a watch.
+/// Exit 2 when stdout is not a terminal (a usage error, as from clap).
+fn play(
+    source: brood::replay::Source,
+    path: &std::path::Path,
+    pace: Pace,
+    exit: ReplayExit,
+) -> anyhow::Result<ExitCode> {
+    let verb = match pace {
+        Pace::Recorded => "replay",
+        Pace::Live => "watch",
+    };
     if !std::io::stdout().is_terminal() {
         eprintln!(
-            "brood: the replay workbench needs a terminal, and stdout is not one\n\
-             `brood replay --print {0}` prints it as text, `--json` as events.",
+            "brood: the {verb} workbench needs a terminal, and stdout is not one\n\
+             `brood {verb} --print {0}` prints it as text, `--json` as events.",
             path.display()
         );
         return Ok(ExitCode::from(2));
@@ -194,17 +214,14 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         |n| n.to_string_lossy().into_owned(),
     );
     let label = format!("{name} · {}", source.format());
-    let exit = match args.exit_after_first_frame {
-        true => ReplayExit::AfterFirstFrame,
-        false => ReplayExit::OnQuit,
-    };
-    tracing::info!(path = %path.display(), "replay");
+    tracing::info!(path = %path.display(), verb, "workbench on a session file");
     let loader = brood::replay::spawn_loader(source);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let recording = Recording {
         source: loader.receiver,
         label,
         exit,
+        pace,
     };
     runtime.block_on(app::replay(info, recording))?;
     // A read that failed part-way is told after the screen is given back.
@@ -214,6 +231,80 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         return Err(e.into());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `brood watch`: a session followed as it is written, in the workbench or
+/// printed line by line; `--list` shows what can be followed.
+fn watch(args: &WatchArgs) -> anyhow::Result<ExitCode> {
+    use brood::replay::sessions;
+    let roots = sessions::roots();
+    if args.list {
+        return watch_list(&roots);
+    }
+    let path = match &args.path {
+        Some(path) => sessions::resolve(path)?,
+        None => sessions::find(&roots)
+            .into_iter()
+            .find(|f| !sessions::is_child(f))
+            .map(|f| f.path)
+            .ok_or_else(|| no_session_anywhere(&roots))?,
+    };
+    let stop = brood::replay::Stop::default();
+    let mut source = brood::replay::follow(&path, stop)?;
+    if args.print || args.json {
+        let format = match args.json {
+            true => PrintFormat::Json,
+            false => PrintFormat::Text,
+        };
+        let mut out = std::io::stdout().lock();
+        brood::replay::print(&mut source, format, &mut out, &mut std::io::stderr())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    play(source, &path, Pace::Live, ReplayExit::OnQuit)
+}
+
+/// How many sessions `--list` shows.
+const LISTED: usize = 30;
+
+fn watch_list(roots: &[brood::replay::sessions::Root]) -> anyhow::Result<ExitCode> {
+    use brood::replay::sessions;
+    let found: Vec<_> = sessions::find(roots)
+        .into_iter()
+        .filter(|f| !sessions::is_child(f))
+        .collect();
+    if found.is_empty() {
+        return Err(no_session_anywhere(roots));
+    }
+    let listed: Vec<_> = found
+        .iter()
+        .take(LISTED)
+        .map(|f| (f.clone(), sessions::describe(f)))
+        .collect();
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let mut text =
+        brood::replay::render_sessions(&listed, std::time::SystemTime::now(), home.as_deref());
+    if found.len() > LISTED {
+        text.push_str(&format!("… and {} older\n", found.len() - LISTED));
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e).context("cannot write the listing"),
+    }
+}
+
+/// No session under any root: say where brood looked.
+fn no_session_anywhere(roots: &[brood::replay::sessions::Root]) -> anyhow::Error {
+    let mut message = String::from("no session to follow; brood looked in:");
+    for root in roots {
+        message.push_str(&format!(
+            "\n  {} ({})",
+            root.dir.display(),
+            root.tool.name()
+        ));
+    }
+    anyhow::anyhow!(message)
 }
 
 /// `brood traces`: the saved sessions, newest first.

@@ -29,6 +29,14 @@ pub enum Loaded {
         line: usize,
         error: String,
     },
+    /// Only while following: the events after the first `keep` no longer
+    /// hold; changed ones come next. `why` is for the screen to say, when the
+    /// file itself was truncated or replaced (a revision is routine: a line
+    /// that completes an earlier message).
+    Rewind {
+        keep: usize,
+        why: Option<String>,
+    },
     /// The end of the file; `truncated_tail` when the last line was cut off.
     Done {
         truncated_tail: bool,

@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 use tokio::sync::mpsc;
 
 use super::ReplayError;
-use super::source::{Item, Source};
+use super::source::{Item, Rewound, Source};
 use crate::protocol::{Loaded, SessionInfo};
 
 /// Messages that may wait for the screen. The screen drains the channel at
@@ -33,6 +33,13 @@ pub fn spawn_loader(mut source: Source) -> Loader {
         loop {
             let loaded = match source.next_item()? {
                 Some(Item::Event(event)) => Loaded::Event(Box::new(event)),
+                Some(Item::Rewind { keep, why }) => Loaded::Rewind {
+                    keep,
+                    why: match why {
+                        Rewound::Revised => None,
+                        Rewound::Truncated | Rewound::Replaced => Some(why.to_string()),
+                    },
+                },
                 Some(Item::Skipped(bad)) => Loaded::Skipped {
                     line: bad.line,
                     error: match &bad.file {

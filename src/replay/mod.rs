@@ -12,19 +12,22 @@
 //! killed mid-write) is accepted silently; any other line that is not an event
 //! is skipped and reported with its line number.
 
+mod follow;
 mod list;
 mod load;
 mod print;
+pub mod sessions;
 mod source;
 mod table;
 
+pub use follow::tail::Stop;
 pub use list::{
     EndState, Listing, TraceSummary, check_folder, list_traces, newest_trace, summarize,
 };
 pub use load::{Loader, session_info, spawn_loader};
 pub use print::{PrintFormat, PrintReport, print};
-pub use source::{Item, SkippedLine, Source, SourceFormat, open};
-pub use table::{json_line, render_table};
+pub use source::{Following, Item, Rewound, SkippedLine, Source, SourceFormat, follow, open};
+pub use table::{json_line, render_sessions, render_table, session_json_line};
 
 use crate::trace::import::Lookalike;
 use std::path::PathBuf;
@@ -71,6 +74,11 @@ pub enum ReplayError {
          Run `brood demo` (no key needed) to record one, then `brood replay --last`."
     )]
     NoTraces { dir: PathBuf },
+    #[error(
+        "no session to follow in {dir}\n\
+         `brood watch --list` shows the sessions brood can follow."
+    )]
+    NoSessions { dir: PathBuf },
     #[error("{dir}: no such folder\n`brood traces` with no folder lists the saved sessions.")]
     NoFolder { dir: PathBuf },
     #[error("{dir} is not a folder\n`brood replay --print FILE` prints one session.")]
@@ -100,6 +108,19 @@ impl From<TraceError> for ReplayError {
 }
 
 impl ReplayError {
+    /// A failed `stat`: `NotFound` for a missing path, `Io` otherwise.
+    pub(crate) fn stat(path: &std::path::Path, source: std::io::Error) -> ReplayError {
+        match source.kind() {
+            std::io::ErrorKind::NotFound => ReplayError::NotFound {
+                path: path.to_path_buf(),
+            },
+            _ => ReplayError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+
     pub(crate) fn io(path: &std::path::Path) -> impl Fn(std::io::Error) -> ReplayError + '_ {
         move |source| ReplayError::Io {
             path: path.to_path_buf(),

@@ -4,7 +4,7 @@
 
 use std::io::{ErrorKind, Write};
 
-use super::source::{Item, SkippedLine, Source};
+use super::source::{Following, Item, SkippedLine, Source};
 use super::{ReplayError, SourceFormat};
 use crate::printer::TextPrinter;
 
@@ -46,6 +46,7 @@ pub fn print(
     // same serializer) and saves serializing each event again.
     let verbatim = source.format() == SourceFormat::Brood;
     let mut text = Vec::new();
+    let mut redo = Redo::default();
     for line in source.notes() {
         let _ = writeln!(notes, "brood: {}", crate::text::visible(&line.to_string()));
     }
@@ -54,7 +55,13 @@ pub fn print(
             Item::Event(event) => {
                 report.events += 1;
                 match format {
-                    PrintFormat::Text => out.write_all(printer.format(&event).as_bytes()),
+                    PrintFormat::Text => {
+                        let text = printer.format(&event);
+                        match redo.printed_before(&text) {
+                            true => Ok(()),
+                            false => out.write_all(text.as_bytes()),
+                        }
+                    }
                     PrintFormat::Json => {
                         text.clear();
                         match source.raw_line().filter(|_| verbatim) {
@@ -75,6 +82,23 @@ pub fn print(
                 note(notes, &bad, report.skipped);
                 Ok(())
             }
+            Item::Rewind { keep, why } => {
+                tracing::info!(keep, "followed session rewound: {why}");
+                match format {
+                    // Text already printed stays; only what differs is printed.
+                    PrintFormat::Text => redo.rewind(keep),
+                    // Events come again from `keep`: their `seq` tells.
+                    PrintFormat::Json => {
+                        let _ = writeln!(notes, "brood: {why} (after event {keep})");
+                    }
+                }
+                Ok(())
+            }
+        };
+        // Followed, each event goes out as it comes: the reader is waiting.
+        let written = match (written, source.following()) {
+            (Ok(()), Following::Yes) => out.flush(),
+            (written, _) => written,
         };
         if let Err(e) = written {
             return match e.kind() {
@@ -113,4 +137,42 @@ fn note(notes: &mut impl Write, bad: &SkippedLine, count: usize) {
         ),
         _ => Ok(()),
     };
+}
+
+/// What `--print` printed for each event of a followed session, so that when
+/// the session takes events back and sends them again, the text that is the
+/// same as before is not printed twice.
+#[derive(Default)]
+struct Redo {
+    /// A hash of each event's text, in order.
+    printed: Vec<u64>,
+    /// After a rewind: the texts of the events taken back, oldest first, still
+    /// to compare with what comes again.
+    taken_back: std::collections::VecDeque<u64>,
+}
+
+impl Redo {
+    fn rewind(&mut self, keep: usize) {
+        let back = self.printed.split_off(keep.min(self.printed.len()));
+        self.taken_back = back.into();
+    }
+
+    /// Records `text` as printed; whether it was printed already, at this
+    /// place, before a rewind.
+    fn printed_before(&mut self, text: &str) -> bool {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut hasher);
+        let hash = hasher.finish();
+        self.printed.push(hash);
+        match self.taken_back.pop_front() {
+            Some(old) if old == hash => true,
+            // Once they differ, everything after is new text.
+            Some(_) => {
+                self.taken_back.clear();
+                false
+            }
+            None => false,
+        }
+    }
 }

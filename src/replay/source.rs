@@ -4,6 +4,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::ReplayError;
+use super::follow::tail::Stop;
+use super::follow::{FollowTrace, Reimport, wait_for_first_line};
 use crate::event::Event;
 use crate::trace::TraceHeader;
 use crate::trace::import::{self, Format, ImportError, Imported};
@@ -54,6 +56,34 @@ impl fmt::Display for SkippedLine {
 pub enum Item {
     Event(Event),
     Skipped(SkippedLine),
+    /// Only while following: the events after the first `keep` no longer hold
+    /// and come again, changed (`why` says what happened to the file).
+    Rewind {
+        keep: usize,
+        why: Rewound,
+    },
+}
+
+/// Why a followed session's events come again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rewound {
+    /// The file was truncated: it is read from its start.
+    Truncated,
+    /// The path names a new file (rotated or replaced): read from its start.
+    Replaced,
+    /// A later line changed what earlier ones meant (a message got another
+    /// block, a child was linked to its call).
+    Revised,
+}
+
+impl fmt::Display for Rewound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Rewound::Truncated => "the file was truncated; reading it again from its start",
+            Rewound::Replaced => "the file was replaced; reading the new one from its start",
+            Rewound::Revised => "later lines changed earlier events; they follow again",
+        })
+    }
 }
 
 enum Inner {
@@ -65,6 +95,10 @@ enum Inner {
         events: std::vec::IntoIter<Event>,
         truncated: bool,
     },
+    /// A brood trace followed as it grows (`brood watch`).
+    FollowTrace(Box<FollowTrace>),
+    /// A foreign session imported again as it grows (`brood watch`).
+    FollowImport(Box<Reimport>),
 }
 
 /// An open session file: its header, then its events one at a time.
@@ -112,6 +146,16 @@ impl Source {
                 .next()
                 .map(Item::Skipped)
                 .or_else(|| events.next().map(Item::Event))),
+            Inner::FollowTrace(follow) => follow.next_item(),
+            Inner::FollowImport(follow) => follow.next_item(),
+        }
+    }
+
+    /// Whether reads wait for the session to grow (`brood watch`).
+    pub fn following(&self) -> Following {
+        match &self.inner {
+            Inner::Brood(_) | Inner::Imported { .. } => Following::No,
+            Inner::FollowTrace(_) | Inner::FollowImport(_) => Following::Yes,
         }
     }
 
@@ -120,6 +164,7 @@ impl Source {
         match &self.inner {
             Inner::Brood(reader) => reader.truncated_tail(),
             Inner::Imported { truncated, .. } => *truncated,
+            Inner::FollowTrace(_) | Inner::FollowImport(_) => false,
         }
     }
 
@@ -128,7 +173,8 @@ impl Source {
     pub fn raw_line(&self) -> Option<&[u8]> {
         match &self.inner {
             Inner::Brood(reader) => Some(reader.raw_line()),
-            Inner::Imported { .. } => None,
+            Inner::FollowTrace(follow) => Some(follow.reader().raw_line()),
+            Inner::Imported { .. } | Inner::FollowImport(_) => None,
         }
     }
 }
@@ -137,15 +183,31 @@ impl Source {
 /// converted first. Missing files, folders, empty files and unknown formats are
 /// refused with a message that says which.
 pub fn open(path: &Path) -> Result<Source, ReplayError> {
-    let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => ReplayError::NotFound {
-            path: path.to_path_buf(),
-        },
-        _ => ReplayError::Io {
-            path: path.to_path_buf(),
-            source,
-        },
-    })?;
+    check_file(path)?;
+    match TraceReader::open(path) {
+        Ok(reader) => {
+            let header = reader.header().clone();
+            Ok(brood(path, &header, Inner::Brood(Box::new(reader))))
+        }
+        Err(TraceError::BadHeader { message, .. }) => foreign(path, format!("line 1: {message}")),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A brood trace's source: its header as read, nothing to note.
+fn brood(path: &Path, header: &TraceHeader, inner: Inner) -> Source {
+    Source {
+        path: path.to_path_buf(),
+        format: SourceFormat::Brood,
+        header: header.clone(),
+        notes: Vec::new(),
+        inner,
+    }
+}
+
+/// Refuses what is not a regular file: missing, a folder, a FIFO or device.
+fn check_file(path: &Path) -> Result<(), ReplayError> {
+    let meta = std::fs::metadata(path).map_err(|e| ReplayError::stat(path, e))?;
     if meta.is_dir() {
         return Err(ReplayError::IsDirectory {
             path: path.to_path_buf(),
@@ -157,21 +219,62 @@ pub fn open(path: &Path) -> Result<Source, ReplayError> {
             path: path.to_path_buf(),
         });
     }
-    match TraceReader::open(path) {
-        Ok(reader) => Ok(Source {
+    Ok(())
+}
+
+/// Whether a source's reads wait for more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Following {
+    No,
+    Yes,
+}
+
+/// Opens `path` to follow as it is written (`brood watch`): reads wait for
+/// more instead of ending, until `stop`. A file still empty is waited for.
+pub fn follow(path: &Path, stop: Stop) -> Result<Source, ReplayError> {
+    check_file(path)?;
+    if !wait_for_first_line(path, &stop)? {
+        return Err(ReplayError::Empty {
             path: path.to_path_buf(),
-            format: SourceFormat::Brood,
-            header: reader.header().clone(),
-            notes: Vec::new(),
-            inner: Inner::Brood(Box::new(reader)),
-        }),
-        Err(TraceError::BadHeader { message, .. }) => foreign(path, format!("line 1: {message}")),
+        });
+    }
+    match TraceReader::open(path) {
+        Ok(reader) => {
+            let follow = FollowTrace::open(path, stop)?;
+            Ok(brood(
+                path,
+                reader.header(),
+                Inner::FollowTrace(Box::new(follow)),
+            ))
+        }
+        Err(TraceError::BadHeader { message, .. }) => {
+            let format = foreign_format(path, format!("line 1: {message}"))?;
+            let imported =
+                import::import(path).map_err(|e| import_error(path, e, String::new()))?;
+            let mut source = from_import(path, format, imported);
+            let first = std::mem::replace(&mut source.inner, Inner::FollowImport(Box::default()));
+            if let Inner::Imported {
+                bad_lines, events, ..
+            } = first
+            {
+                let follow = Reimport::new(path, stop, bad_lines.collect(), events.collect());
+                source.inner = Inner::FollowImport(Box::new(follow));
+            }
+            Ok(source)
+        }
         Err(e) => Err(e.into()),
     }
 }
 
 /// A file that is not a brood trace: one of the foreign formats, or refused.
 fn foreign(path: &Path, detail: String) -> Result<Source, ReplayError> {
+    let format = foreign_format(path, detail)?;
+    let imported = import::import(path).map_err(|e| import_error(path, e, String::new()))?;
+    Ok(from_import(path, format, imported))
+}
+
+/// Which foreign format `path` is in, or why it is refused.
+fn foreign_format(path: &Path, detail: String) -> Result<SourceFormat, ReplayError> {
     let format = match import::detect(path) {
         Ok(format) => format,
         Err(e) => return Err(import_error(path, e, detail)),
@@ -187,8 +290,7 @@ fn foreign(path: &Path, detail: String) -> Result<Source, ReplayError> {
         Format::ClaudeCode => SourceFormat::ClaudeCode,
         Format::MyCodeAgent => SourceFormat::MyCodeAgent,
     };
-    let imported = import::import(path).map_err(|e| import_error(path, e, String::new()))?;
-    Ok(from_import(path, format, imported))
+    Ok(format)
 }
 
 fn from_import(path: &Path, format: SourceFormat, imported: Imported) -> Source {

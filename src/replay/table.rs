@@ -8,6 +8,8 @@ use serde_json::json;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::list::{EndState, TraceSummary};
+use super::sessions::{Described, Found};
+use std::time::SystemTime;
 
 /// Display width the prompt column is cut to.
 const PROMPT_WIDTH: usize = 40;
@@ -31,14 +33,20 @@ pub fn render_table(sessions: &[TraceSummary], home: Option<&Path>) -> String {
             shown_path(&s.path, home),
         ]);
     }
-    let mut widths = [0; 7];
-    for row in &rows {
+    aligned(&rows, &right)
+}
+
+/// Rows as columns padded to their widest cell (numbers to the right), the
+/// last column unpadded.
+fn aligned<const N: usize>(rows: &[[String; N]], right: &[bool; N]) -> String {
+    let mut widths = [0; N];
+    for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.width());
         }
     }
     let mut out = String::new();
-    for row in &rows {
+    for row in rows {
         let mut line = String::new();
         for (i, cell) in row.iter().enumerate() {
             let pad = " ".repeat(widths[i] - cell.width());
@@ -56,6 +64,59 @@ pub fn render_table(sessions: &[TraceSummary], home: Option<&Path>) -> String {
         out.push('\n');
     }
     out
+}
+
+/// `brood watch --list`: the sessions brood can follow, most recently
+/// written first.
+pub fn render_sessions(
+    sessions: &[(Found, Described)],
+    now: SystemTime,
+    home: Option<&Path>,
+) -> String {
+    let header = [
+        "TOOL", "PROJECT", "STARTED", "WRITTEN", "CHILDREN", "PROMPT", "PATH",
+    ];
+    let right = [false, false, false, true, true, false, false];
+    let mut rows = vec![header.map(String::from)];
+    for (found, described) in sessions {
+        rows.push([
+            found.tool.name().to_string(),
+            shown_path(Path::new(&described.project), home),
+            described.started.as_deref().map(date).unwrap_or_default(),
+            ago(now, found.modified),
+            described.children.to_string(),
+            prompt(described.first_prompt.as_deref()),
+            shown_path(&found.path, home),
+        ]);
+    }
+    aligned(&rows, &right)
+}
+
+/// One followable session as a JSON object on one line.
+pub fn session_json_line(found: &Found, described: &Described) -> String {
+    let modified = chrono::DateTime::<chrono::Utc>::from(found.modified)
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    json!({
+        "tool": found.tool.name(),
+        "path": found.path,
+        "project": described.project,
+        "started_at": described.started,
+        "modified_at": modified,
+        "children": described.children,
+        "first_prompt": described.first_prompt,
+    })
+    .to_string()
+}
+
+/// `12s ago`, `5m ago`, `3h ago`, `2d ago`.
+fn ago(now: SystemTime, then: SystemTime) -> String {
+    let secs = now.duration_since(then).map_or(0, |d| d.as_secs());
+    match secs {
+        0..60 => format!("{secs}s ago"),
+        60..3600 => format!("{}m ago", secs / 60),
+        3600..86_400 => format!("{}h ago", secs / 3600),
+        _ => format!("{}d ago", secs / 86_400),
+    }
 }
 
 /// One session as a JSON object on one line.

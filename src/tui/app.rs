@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::keys::{self, Action};
+pub use super::replay::Pace;
 use super::replay::{Player, ReplayKey, replay_key};
 use super::state::State;
 use super::terminal::{self, TerminalError};
@@ -46,6 +47,8 @@ pub struct Recording {
     /// `file · format`, for the replay bar.
     pub label: String,
     pub exit: ReplayExit,
+    /// Recorded for `brood replay`, live for `brood watch`.
+    pub pace: Pace,
 }
 
 /// How a replay ends early on purpose (benchmarks).
@@ -100,7 +103,7 @@ pub async fn replay(info: SessionInfo, recording: Recording) -> Result<(), Termi
     let mut app = App::new(info.clone());
     app.ui.focus = Focus::Conversation;
     let mut feed = Feed::Replay {
-        player: Box::new(Player::new(info)),
+        player: Box::new(Player::new(info, recording.pace)),
         source: Some(recording.source),
         label: recording.label,
         exit: recording.exit,
@@ -307,9 +310,9 @@ impl App {
         else {
             return;
         };
-        player.receive(first);
+        player.receive(first, &mut self.state);
         while let Ok(more) = source.try_recv() {
-            player.receive(more);
+            player.receive(more, &mut self.state);
         }
     }
 

@@ -61,11 +61,33 @@ impl Events {
     fn iter(&self) -> impl DoubleEndedIterator<Item = &Event> {
         self.chunks.iter().flatten()
     }
+
+    /// Keeps the first `keep` events.
+    fn truncate(&mut self, keep: usize) {
+        if keep >= self.len {
+            return;
+        }
+        self.chunks.truncate(keep.div_ceil(CHUNK));
+        if let Some(last) = self.chunks.last_mut() {
+            last.truncate(keep - (keep - 1) / CHUNK * CHUNK);
+        }
+        self.len = keep;
+    }
+}
+
+/// How events are played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pace {
+    /// At the recorded pace times the speed (`brood replay`).
+    Recorded,
+    /// Each as soon as it comes (`brood watch`): the session is being written.
+    Live,
 }
 
 /// The replay's position and clock, separate from the terminal so it is tested
 /// on its own.
 pub struct Player {
+    pace: Pace,
     events: Events,
     /// Events applied to the state: the position.
     applied: usize,
@@ -79,11 +101,14 @@ pub struct Player {
     pub loading: bool,
     pub skipped: usize,
     pub truncated_tail: bool,
+    /// Why the followed file last had to be read again from its start.
+    rewound: Option<String>,
 }
 
 impl Player {
-    pub fn new(info: SessionInfo) -> Self {
+    pub fn new(info: SessionInfo, pace: Pace) -> Self {
         Player {
+            pace,
             events: Events::default(),
             applied: 0,
             checkpoints: vec![(0, State::new(info.clone()).checkpoint())],
@@ -95,13 +120,26 @@ impl Player {
             loading: true,
             skipped: 0,
             truncated_tail: false,
+            rewound: None,
         }
     }
 
-    pub fn receive(&mut self, loaded: Loaded) {
+    /// Takes what the reader found; a rewind puts `state` back to before the
+    /// events it takes back.
+    pub fn receive(&mut self, loaded: Loaded, state: &mut State) {
         match loaded {
             Loaded::Event(event) => self.events.push(*event),
             Loaded::Skipped { .. } => self.skipped += 1,
+            Loaded::Rewind { keep, why } => {
+                if why.is_some() {
+                    self.rewound = why;
+                }
+                self.checkpoints.retain(|(at, _)| *at <= keep);
+                self.events.truncate(keep);
+                if self.applied > keep {
+                    self.seek(keep, state);
+                }
+            }
             Loaded::Done { truncated_tail } => {
                 self.loading = false;
                 self.truncated_tail = truncated_tail;
@@ -149,6 +187,13 @@ impl Player {
     pub fn advance(&mut self, wall: Duration, state: &mut State) -> bool {
         if !self.playing {
             return false;
+        }
+        if let Pace::Live = self.pace {
+            let changed = self.applied < self.events.len();
+            while self.applied < self.events.len() {
+                self.apply_next(state);
+            }
+            return changed;
         }
         self.clock_ms += wall.as_secs_f64() * 1000.0 * self.speed();
         let mut changed = false;
@@ -266,6 +311,8 @@ impl Player {
             playing: self.playing,
             skipped: self.skipped,
             source: source.to_string(),
+            pace: self.pace,
+            rewound: self.rewound.clone(),
         }
     }
 }
@@ -385,13 +432,17 @@ mod tests {
     }
 
     fn loaded(events: &[Event]) -> Player {
-        let mut player = Player::new(SessionInfo::default());
+        let mut player = Player::new(SessionInfo::default(), Pace::Recorded);
+        let mut state = State::new(SessionInfo::default());
         for e in events {
-            player.receive(Loaded::Event(Box::new(e.clone())));
+            player.receive(Loaded::Event(Box::new(e.clone())), &mut state);
         }
-        player.receive(Loaded::Done {
-            truncated_tail: false,
-        });
+        player.receive(
+            Loaded::Done {
+                truncated_tail: false,
+            },
+            &mut state,
+        );
         player
     }
 
@@ -421,6 +472,41 @@ mod tests {
             assert_eq!(state.entries, fresh.entries, "seek to {target}");
         }
         assert!(player.checkpoints.len() <= MAX_CHECKPOINTS + 1);
+    }
+
+    /// Followed live, events apply as they come, and a rewind leaves the
+    /// state as if the events taken back had never come, across checkpoints
+    /// and chunk borders too.
+    #[test]
+    fn a_live_rewind_leaves_the_state_of_the_events_kept() {
+        let events = session(4_000);
+        let mut player = Player::new(SessionInfo::default(), Pace::Live);
+        let mut state = State::new(SessionInfo::default());
+        for e in &events[..10_000] {
+            player.receive(Loaded::Event(Box::new(e.clone())), &mut state);
+        }
+        assert!(player.advance(Duration::from_millis(1), &mut state));
+        assert_eq!(player.position(), 10_000, "live pace waits for nothing");
+        for keep in [9_000, 8_192, 8_191, 100] {
+            player.receive(Loaded::Rewind { keep, why: None }, &mut state);
+            assert_eq!(player.total(), keep);
+            let mut fresh = State::new(SessionInfo::default());
+            for e in &events[..keep] {
+                fresh.apply(e);
+            }
+            assert_eq!(player.position(), keep);
+            assert_eq!(state.events, fresh.events, "rewind to {keep}");
+            assert_eq!(state.children, fresh.children, "rewind to {keep}");
+            assert_eq!(state.entries, fresh.entries, "rewind to {keep}");
+        }
+        // What comes again applies on top of what was kept.
+        for e in &events[100..200] {
+            player.receive(Loaded::Event(Box::new(e.clone())), &mut state);
+        }
+        player.advance(Duration::from_millis(1), &mut state);
+        assert_eq!(player.position(), 200);
+        assert_eq!(player.events.get(199), Some(&events[199]));
+        assert!(player.playing, "a followed session never ends by itself");
     }
 
     #[test]

@@ -117,6 +117,8 @@ impl Scroll {
     }
 }
 
+pub use super::replay::Pace;
+
 /// The replay controls' line, shown where the composer is during a replay.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplayBar {
@@ -134,6 +136,10 @@ pub struct ReplayBar {
     pub skipped: usize,
     /// What is being replayed (file name and format).
     pub source: String,
+    /// Played at its recorded pace, or followed live (`brood watch`).
+    pub pace: Pace,
+    /// Why the followed file was last read again from its start, if it was.
+    pub rewound: Option<String>,
 }
 
 /// The keyboard side of the workbench.

@@ -12,7 +12,7 @@ use super::pane_block;
 use super::text::width;
 use crate::text::count;
 use crate::tui::theme::Theme;
-use crate::tui::ui::{Focus, ReplayBar};
+use crate::tui::ui::{Focus, Pace, ReplayBar};
 
 /// The textarea's scroll offset as its widget computes it, kept here because
 /// the widget does not expose it and the terminal cursor must go where the
@@ -76,24 +76,14 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     }
 }
 
-/// The replay controls: where the replay is, how fast, and the keys.
-fn replay_bar(frame: &mut Frame<'_>, area: Rect, bar: &ReplayBar, theme: &Theme) {
-    let title = Line::from(vec![
-        Span::styled("replay ", theme.focus()),
-        Span::styled(bar.source.clone(), theme.dim()),
-    ]);
-    let block = pane_block(title, false, theme);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    if inner.width == 0 || inner.height == 0 {
-        return;
-    }
+/// Where a replay is: playing or paused, the event, the time, the speed.
+fn recorded_progress<'a>(bar: &ReplayBar, theme: &Theme) -> Vec<Span<'a>> {
     let state = if bar.playing {
         "▶ playing"
     } else {
         "⏸ paused"
     };
-    let mut progress = vec![
+    vec![
         Span::styled(state, theme.bold()),
         Span::raw(format!(
             "  event {} of {}{}",
@@ -107,7 +97,49 @@ fn replay_bar(frame: &mut Frame<'_>, area: Rect, bar: &ReplayBar, theme: &Theme)
             clock(bar.total_ms)
         )),
         Span::styled(format!("  ·  ×{}", speed(bar.speed)), theme.focus()),
+    ]
+}
+
+/// Where a followed session is: following or paused behind, the events, how
+/// long the session has run, and why it last took events back.
+fn live_progress<'a>(bar: &ReplayBar, theme: &Theme) -> Vec<Span<'a>> {
+    let behind = bar.total.saturating_sub(bar.position);
+    let state = match (bar.playing, behind) {
+        (true, _) => Span::styled("● following", theme.success()),
+        (false, 0) => Span::styled("⏸ paused", theme.bold()),
+        (false, n) => Span::styled(format!("⏸ paused, {n} new"), theme.warning()),
+    };
+    let mut spans = vec![
+        state,
+        Span::raw(format!("  event {} of {}", bar.position, bar.total)),
+        Span::raw(format!("  ·  {} so far", clock(bar.total_ms))),
     ];
+    if let Some(why) = &bar.rewound {
+        spans.push(Span::styled(format!("  ·  {why}"), theme.dim()));
+    }
+    spans
+}
+
+/// The replay controls: where the replay is, how fast, and the keys.
+fn replay_bar(frame: &mut Frame<'_>, area: Rect, bar: &ReplayBar, theme: &Theme) {
+    let verb = match bar.pace {
+        Pace::Recorded => "replay ",
+        Pace::Live => "watch ",
+    };
+    let title = Line::from(vec![
+        Span::styled(verb, theme.focus()),
+        Span::styled(bar.source.clone(), theme.dim()),
+    ]);
+    let block = pane_block(title, false, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let mut progress = match bar.pace {
+        Pace::Recorded => recorded_progress(bar, theme),
+        Pace::Live => live_progress(bar, theme),
+    };
     if bar.skipped > 0 {
         progress.push(Span::styled(
             format!("  ·  {} skipped", count(bar.skipped as u64, "bad line")),

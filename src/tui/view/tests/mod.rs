@@ -460,6 +460,8 @@ fn replay_view_with_its_controls() {
         playing: false,
         skipped: 3,
         source: "session.jsonl · Claude Code session".into(),
+        pace: crate::tui::ui::Pace::Recorded,
+        rewound: None,
     });
     let buf = draw(&state, &mut ui, 130, 40, &color());
     assert_snapshot!("replay_controls", text(&buf));
@@ -478,4 +480,48 @@ fn replay_view_with_its_controls() {
         !screen.contains("ask brood"),
         "the composer is gone: {screen}"
     );
+}
+
+/// `brood watch`: the same bar, following the session as it is written.
+#[test]
+fn watch_controls_say_following_and_how_many_events_wait() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    ui.focus = Focus::Conversation;
+    let bar = crate::tui::ui::ReplayBar {
+        position: 56_789,
+        total: 56_789,
+        loading: true,
+        recorded_ms: 225_000,
+        total_ms: 225_000,
+        speed: 1.0,
+        playing: true,
+        skipped: 0,
+        source: "7c1e9a52.jsonl · Claude Code session".into(),
+        pace: crate::tui::ui::Pace::Live,
+        rewound: None,
+    };
+    ui.replay = Some(bar.clone());
+    let buf = draw(&state, &mut ui, 130, 40, &color());
+    assert_snapshot!("watch_controls", text(&buf));
+    let screen = text(&buf);
+    assert!(screen.contains("┌ watch 7c1e9a52.jsonl"), "{screen}");
+    assert!(
+        screen.contains("● following  event 56789 of 56789  ·  3:45.0 so far"),
+        "{screen}"
+    );
+    // Paused, the bar counts what came in meanwhile, and says when the file
+    // had to be read again.
+    ui.replay = Some(crate::tui::ui::ReplayBar {
+        position: 56_700,
+        playing: false,
+        rewound: Some("the file was truncated; reading it again from its start".into()),
+        ..bar
+    });
+    let screen = text(&draw(&state, &mut ui, 130, 40, &color()));
+    assert!(
+        screen.contains("⏸ paused, 89 new  event 56700 of 56789"),
+        "{screen}"
+    );
+    assert!(screen.contains("the file was truncated"), "{screen}");
 }

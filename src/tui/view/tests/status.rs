@@ -23,6 +23,8 @@ fn replay_bar() -> ReplayBar {
         playing: true,
         skipped: 0,
         source: "s.jsonl · brood trace".into(),
+        pace: crate::tui::ui::Pace::Recorded,
+        rewound: None,
     }
 }
 

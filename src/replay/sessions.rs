@@ -1,0 +1,366 @@
+//! The sessions `brood watch` can follow: Claude Code's projects, Codex's
+//! sessions and brood's own traces, wherever each tool keeps them on this
+//! machine (`CLAUDE_CONFIG_DIR`, `CODEX_HOME` and brood's data folder are
+//! honoured). Children are not sessions of their own: Claude Code's
+//! `agent-*.jsonl` files and Codex rollouts spawned by another thread are
+//! followed as part of their parent.
+//!
+//! Finding the newest costs one `stat` per file; only the sessions listed are
+//! opened, and only their first lines are read.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use super::ReplayError;
+
+/// Which tool wrote a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tool {
+    ClaudeCode,
+    Codex,
+    Brood,
+}
+
+impl Tool {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Tool::ClaudeCode => "claude",
+            Tool::Codex => "codex",
+            Tool::Brood => "brood",
+        }
+    }
+}
+
+/// Where one tool keeps its sessions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    pub tool: Tool,
+    pub dir: PathBuf,
+}
+
+/// The folders sessions are looked for in, from the environment as each tool
+/// reads it: `$CLAUDE_CONFIG_DIR/projects` (else `~/.claude/projects`),
+/// `$CODEX_HOME/sessions` (else `~/.codex/sessions`), brood's traces folder.
+pub fn roots() -> Vec<Root> {
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let from_env = |var: &str, default: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(default)))
+    };
+    let mut roots = Vec::new();
+    if let Some(dir) = from_env("CLAUDE_CONFIG_DIR", ".claude") {
+        roots.push(Root {
+            tool: Tool::ClaudeCode,
+            dir: dir.join("projects"),
+        });
+    }
+    if let Some(dir) = from_env("CODEX_HOME", ".codex") {
+        roots.push(Root {
+            tool: Tool::Codex,
+            dir: dir.join("sessions"),
+        });
+    }
+    if let Ok(dir) = super::traces_dir() {
+        roots.push(Root {
+            tool: Tool::Brood,
+            dir,
+        });
+    }
+    roots
+}
+
+/// A session file, found.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub tool: Tool,
+    pub path: PathBuf,
+    pub modified: SystemTime,
+}
+
+/// Every session file under `roots`, most recently written first. Codex
+/// child rollouts are among them: [`is_child`] tells (it reads the file).
+pub fn find(roots: &[Root]) -> Vec<Found> {
+    let mut found = Vec::new();
+    for root in roots {
+        match root.tool {
+            Tool::ClaudeCode => {
+                for project in dirs(&root.dir) {
+                    files(&project, &mut found, root.tool, is_claude_session);
+                }
+            }
+            Tool::Codex => {
+                for year in dirs(&root.dir) {
+                    for month in dirs(&year) {
+                        for day in dirs(&month) {
+                            files(&day, &mut found, root.tool, |name| {
+                                name.starts_with("rollout-") && name.ends_with(".jsonl")
+                            });
+                        }
+                    }
+                }
+            }
+            Tool::Brood => files(&root.dir, &mut found, root.tool, |name| {
+                name.ends_with(".jsonl")
+            }),
+        }
+    }
+    found.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
+    found
+}
+
+/// Whether a found file is a child followed with its parent, not a session.
+pub fn is_child(found: &Found) -> bool {
+    found.tool == Tool::Codex && codex_parent(&found.path).is_some()
+}
+
+/// A Claude Code session file: `<uuid>.jsonl`, not a subagent's `agent-*`.
+fn is_claude_session(name: &str) -> bool {
+    name.ends_with(".jsonl") && !name.starts_with("agent-")
+}
+
+fn dirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect()
+}
+
+fn files(dir: &Path, found: &mut Vec<Found>, tool: Tool, wanted: impl Fn(&str) -> bool) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !wanted(&entry.file_name().to_string_lossy()) {
+            continue;
+        }
+        if let Ok(meta) = entry.metadata()
+            && meta.is_file()
+            && meta.len() > 0
+        {
+            found.push(Found {
+                tool,
+                path: entry.path(),
+                modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+            });
+        }
+    }
+}
+
+/// The session to follow for `brood watch PATH`: the file itself, or the most
+/// recently written session in the folder (a Claude Code project, a Codex
+/// date folder, a traces folder, or any folder above them).
+pub fn resolve(path: &Path) -> Result<PathBuf, ReplayError> {
+    let meta = std::fs::metadata(path).map_err(|e| ReplayError::stat(path, e))?;
+    if !meta.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    newest_under(path).ok_or_else(|| ReplayError::NoSessions {
+        dir: path.to_path_buf(),
+    })
+}
+
+/// The most recently written session file under `dir`, four levels down at
+/// most (Codex's `YYYY/MM/DD`), leaving out children's files.
+fn newest_under(dir: &Path) -> Option<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0u8)];
+    while let Some((dir, depth)) = stack.pop() {
+        files(&dir, &mut found, Tool::Brood, is_claude_session);
+        if depth < 4 {
+            for sub in dirs(&dir) {
+                // A Claude session's own folder holds only its children.
+                if sub.with_extension("jsonl").is_file() || sub.ends_with("subagents") {
+                    continue;
+                }
+                stack.push((sub, depth + 1));
+            }
+        }
+    }
+    found.retain(|f| codex_parent(&f.path).is_none());
+    found
+        .into_iter()
+        .max_by(|a, b| a.modified.cmp(&b.modified).then(b.path.cmp(&a.path)))
+        .map(|f| f.path)
+}
+
+/// Lines read at most to describe a session.
+const HEAD_LINES: usize = 400;
+/// Bytes read at most to describe a session.
+const HEAD_BYTES: u64 = 4 * 1024 * 1024;
+
+/// What `--list` says about a session.
+#[derive(Debug, Clone, Default)]
+pub struct Described {
+    pub project: String,
+    /// RFC 3339, as the file wrote it.
+    pub started: Option<String>,
+    pub first_prompt: Option<String>,
+    pub children: usize,
+}
+
+/// Reads the start of a session for `--list`.
+pub fn describe(found: &Found) -> Described {
+    match found.tool {
+        Tool::Brood => match super::summarize(&found.path) {
+            Ok(summary) => Described {
+                project: summary.header.cwd.clone(),
+                started: Some(summary.header.started_at.clone()),
+                first_prompt: summary.first_prompt.clone(),
+                children: summary.children,
+            },
+            Err(_) => Described::default(),
+        },
+        Tool::ClaudeCode => describe_claude(&found.path),
+        Tool::Codex => describe_codex(&found.path),
+    }
+}
+
+fn head(path: &Path) -> Vec<Value> {
+    let Ok(file) = File::open(path) else {
+        return Vec::new();
+    };
+    BufReader::new(file.take(HEAD_BYTES))
+        .split(b'\n')
+        .take(HEAD_LINES)
+        .map_while(Result::ok)
+        .filter_map(|line| serde_json::from_slice(&line).ok())
+        .collect()
+}
+
+fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
+    value.pointer(pointer).and_then(Value::as_str)
+}
+
+fn describe_claude(path: &Path) -> Described {
+    let lines = head(path);
+    let mut described = Described::default();
+    for line in &lines {
+        if described.project.is_empty() {
+            described.project = str_at(line, "/cwd").unwrap_or_default().to_string();
+        }
+        if described.started.is_none() {
+            described.started = str_at(line, "/timestamp").map(String::from);
+        }
+        let prompt = line.get("type").and_then(Value::as_str) == Some("user")
+            && line.get("isSidechain").and_then(Value::as_bool) != Some(true)
+            && line.get("isMeta").and_then(Value::as_bool) != Some(true);
+        if described.first_prompt.is_none() && prompt {
+            described.first_prompt = user_text(line.pointer("/message/content"));
+        }
+    }
+    if let Some(stem) = path.file_stem() {
+        let subagents = path.with_file_name(stem).join("subagents");
+        if let Ok(entries) = std::fs::read_dir(subagents) {
+            described.children = entries
+                .flatten()
+                .filter(|e| {
+                    let name = e.file_name();
+                    let name = name.to_string_lossy();
+                    name.starts_with("agent-")
+                        && name.ends_with(".jsonl")
+                        && !name.starts_with("agent-acompact")
+                })
+                .count();
+        }
+    }
+    described
+}
+
+/// A user message's own words: a string, or its text blocks; `None` for
+/// tool results, commands and other text the tool wrote itself.
+fn user_text(content: Option<&Value>) -> Option<String> {
+    let text = match content? {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => return None,
+    };
+    let text = text.trim();
+    let written_by_the_tool = text.starts_with('<') || text.starts_with("Caveat:");
+    (!text.is_empty() && !written_by_the_tool).then(|| text.to_string())
+}
+
+fn describe_codex(path: &Path) -> Described {
+    let lines = head(path);
+    let mut described = Described::default();
+    let mut id = None;
+    for line in &lines {
+        let payload = line.get("payload").unwrap_or(line);
+        if line.get("type").and_then(Value::as_str) == Some("session_meta") {
+            described.project = str_at(payload, "/cwd").unwrap_or_default().to_string();
+            described.started = str_at(payload, "/timestamp")
+                .or_else(|| str_at(line, "/timestamp"))
+                .map(String::from);
+            id = str_at(payload, "/id").map(String::from);
+        }
+        let user = line.get("type").and_then(Value::as_str) == Some("event_msg")
+            && str_at(payload, "/type") == Some("user_message");
+        if described.first_prompt.is_none() && user {
+            described.first_prompt = str_at(payload, "/message")
+                .map(str::trim)
+                .filter(|m| !m.is_empty())
+                .map(String::from);
+        }
+    }
+    if let (Some(id), Some(day)) = (id, path.parent()) {
+        let mut siblings = Vec::new();
+        files(day, &mut siblings, Tool::Codex, |n| {
+            n.starts_with("rollout-")
+        });
+        described.children = siblings
+            .iter()
+            .filter(|s| codex_parent(&s.path).as_deref() == Some(id.as_str()))
+            .count();
+    }
+    described
+}
+
+/// The thread a Codex rollout was spawned by, from its `session_meta`
+/// (`source.subagent.thread_spawn.parent_thread_id`); `None` for a session
+/// the user started, and for files that are not rollouts.
+pub fn codex_parent(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy();
+    if !name.starts_with("rollout-") {
+        return None;
+    }
+    let file = File::open(path).ok()?;
+    let mut first = Vec::new();
+    BufReader::new(file.take(HEAD_BYTES))
+        .read_until(b'\n', &mut first)
+        .ok()?;
+    let line: Value = serde_json::from_slice(&first).ok()?;
+    let source = line.pointer("/payload/source")?;
+    find_key(source, "parent_thread_id")
+        .and_then(Value::as_str)
+        .map(String::from)
+}
+
+/// The first value under `key` anywhere in `value` (the spawn link has moved
+/// between versions of the format).
+fn find_key<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
+    match value {
+        Value::Object(map) => map
+            .get(key)
+            .or_else(|| map.values().find_map(|v| find_key(v, key))),
+        Value::Array(items) => items.iter().find_map(|v| find_key(v, key)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+#[path = "sessions_tests.rs"]
+mod tests;
