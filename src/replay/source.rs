@@ -249,17 +249,13 @@ pub fn follow(path: &Path, stop: Stop) -> Result<Source, ReplayError> {
         }
         Err(TraceError::BadHeader { message, .. }) => {
             let format = foreign_format(path, format!("line 1: {message}"))?;
-            let imported =
-                import::import(path).map_err(|e| import_error(path, e, String::new()))?;
-            let mut source = from_import(path, format, imported);
-            let first = std::mem::replace(&mut source.inner, Inner::FollowImport(Box::default()));
-            if let Inner::Imported {
-                bad_lines, events, ..
-            } = first
-            {
-                let follow = Reimport::new(path, stop, bad_lines.collect(), events.collect());
-                source.inner = Inner::FollowImport(Box::new(follow));
-            }
+            let mut live = import::live(path).map_err(|e| import_error(path, e, String::new()))?;
+            let mut first = live.snapshot(import::Ending::Open);
+            let events = std::mem::take(&mut first.events);
+            let bad_lines = std::mem::take(&mut first.bad_lines);
+            let mut source = from_import(path, format, first);
+            let follow = Reimport::new(path, stop, live, &bad_lines, events);
+            source.inner = Inner::FollowImport(Box::new(follow));
             Ok(source)
         }
         Err(e) => Err(e.into()),

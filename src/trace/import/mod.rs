@@ -18,6 +18,7 @@
 pub mod claude;
 mod detect;
 mod lines;
+mod live;
 mod lookalike;
 pub mod mycodeagent;
 mod timeline;
@@ -27,6 +28,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use detect::detect;
+pub use live::{Ending, Grew, Live, Signature, live};
 pub use lookalike::{Lookalike, lookalike};
 
 use crate::event::Event;
