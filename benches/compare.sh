@@ -3,7 +3,7 @@
 #
 #   brood tool grep            vs  rg -n             (many matches, few matches)   brood <= 1.5x rg
 #   brood tool glob            vs  fdfind --glob                                   brood <= 1.5x fd
-#   brood replay --print       vs  claude-code-log -f md  (a Claude Code session)  brood >= 10x faster
+#   brood replay --print       vs  claude-code-log -f md  (a Claude Code session)  brood >= 50x faster
 #   brood replay --print --json vs jq -c .            (a 100 MB brood trace)       brood <= 2x jq
 #
 # Times are hyperfine medians (warmups, then BENCH_RUNS runs, JSON exports kept in
@@ -179,7 +179,7 @@ main() {
   compare "glob '$GLOB_BROOD' vs fdfind --glob '$GLOB_FD'" le 1.5 \
     "$bin tool glob $(q "{\"pattern\":\"$GLOB_BROOD\"}") --cwd $tree" \
     "$(q "$FD") --glob $(q "$GLOB_FD") --base-directory $tree"
-  compare "replay --print Claude session ($(size_mb "$CLAUDE_DIR")) vs claude-code-log -f md" faster 10 \
+  compare "replay --print Claude session ($(size_mb "$CLAUDE_DIR")) vs claude-code-log -f md" faster 50 \
     "$bin replay --print $(q "$SESSION")" \
     "$(q "$CCL") $(q "$SESSION") -f md -o $(q "$OUT/ccl.md") --no-cache"
   compare "replay --print --json trace ($(size_mb "$TRACE")) vs jq -c ." le 2 \
