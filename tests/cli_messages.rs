@@ -223,6 +223,7 @@ fn assert_lists_the_formats(err: &str) {
     for format in [
         "brood traces",
         "Claude Code session files",
+        "Codex CLI rollouts",
         "MyCodeAgent traces",
     ] {
         assert!(err.contains(format), "{format}: {err}");
@@ -266,7 +267,6 @@ fn a_file_of_another_tool_is_named_for_what_it_looks_like() {
     );
     let text = sb.write("traces/notes.jsonl", "just some notes\n");
     for (path, looks) in [
-        (&rollout, "It looks like a Codex CLI rollout"),
         (&gemini, "It looks like a Gemini CLI chat"),
         (&text, "It looks like plain text, not JSON Lines."),
     ] {
@@ -276,6 +276,10 @@ fn a_file_of_another_tool_is_named_for_what_it_looks_like() {
         assert!(!err.contains("missing field"), "{err}");
         assert_lists_the_formats(&err);
     }
+    // A Codex rollout is read, not refused; the listing of brood's own traces
+    // still names it, and says how to open it.
+    let out = sb.run(&["replay", "--print", rollout.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = sb.run(&["traces", sb.workspace().join("traces").to_str().unwrap()]);
     let listing = stderr(&out);
     assert!(

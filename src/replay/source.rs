@@ -15,6 +15,7 @@ pub enum SourceFormat {
     Brood,
     ClaudeCode,
     MyCodeAgent,
+    Codex,
 }
 
 impl fmt::Display for SourceFormat {
@@ -23,6 +24,7 @@ impl fmt::Display for SourceFormat {
             SourceFormat::Brood => "brood trace",
             SourceFormat::ClaudeCode => "Claude Code session",
             SourceFormat::MyCodeAgent => "MyCodeAgent trace",
+            SourceFormat::Codex => "Codex CLI rollout",
         })
     }
 }
@@ -186,6 +188,7 @@ fn foreign(path: &Path, detail: String) -> Result<Source, ReplayError> {
         }
         Format::ClaudeCode => SourceFormat::ClaudeCode,
         Format::MyCodeAgent => SourceFormat::MyCodeAgent,
+        Format::Codex => SourceFormat::Codex,
     };
     let imported = import::import(path).map_err(|e| import_error(path, e, String::new()))?;
     Ok(from_import(path, format, imported))

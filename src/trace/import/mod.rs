@@ -13,9 +13,10 @@
 //! are counted in [`Imported::skipped`], so a person can see what was left out.
 //!
 //! What each importer maps, and how children are linked to the calls that
-//! started them, is documented on [`claude`] and [`mycodeagent`].
+//! started them, is documented on [`claude`], [`codex`] and [`mycodeagent`].
 
 pub mod claude;
+pub mod codex;
 mod detect;
 mod lines;
 mod lookalike;
@@ -41,6 +42,8 @@ pub enum Format {
     ClaudeCode,
     /// A MyCodeAgent trace (`trace-<session>.jsonl`).
     MyCodeAgent,
+    /// A Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+    Codex,
 }
 
 impl Format {
@@ -50,6 +53,7 @@ impl Format {
             Format::Brood => "brood",
             Format::ClaudeCode => "claude-code",
             Format::MyCodeAgent => "mycodeagent",
+            Format::Codex => "codex",
         }
     }
 }
@@ -60,12 +64,14 @@ impl fmt::Display for Format {
             Format::Brood => "brood trace",
             Format::ClaudeCode => "Claude Code session",
             Format::MyCodeAgent => "MyCodeAgent trace",
+            Format::Codex => "Codex CLI rollout",
         })
     }
 }
 
 /// The formats brood reads, for messages that must say so.
-pub const KNOWN_FORMATS: &str = "brood traces, Claude Code session files (~/.claude/projects/<project>/<session>.jsonl) \
+pub const KNOWN_FORMATS: &str = "brood traces, Claude Code session files (~/.claude/projects/<project>/<session>.jsonl), \
+     Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) \
      and MyCodeAgent traces (trace-<session>.jsonl)";
 
 #[derive(Debug, thiserror::Error)]
@@ -122,7 +128,8 @@ pub struct Imported {
     pub truncated: Vec<PathBuf>,
 }
 
-/// Imports a Claude Code session or a MyCodeAgent trace, with its children.
+/// Imports a Claude Code session, a Codex rollout or a MyCodeAgent trace, with
+/// its children.
 ///
 /// A brood trace is refused with [`ImportError::NativeTrace`]: it is read with
 /// [`crate::trace::TraceReader`], which keeps its original events untouched.
@@ -133,6 +140,7 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
         }),
         Format::ClaudeCode => claude::import(path),
         Format::MyCodeAgent => mycodeagent::import(path),
+        Format::Codex => codex::import(path),
     }
 }
 
