@@ -1,6 +1,7 @@
 //! Importers that turn foreign transcripts into brood [`Event`]s, so `brood replay`
-//! shows a Claude Code session or a MyCodeAgent trace in the same screen as a
-//! brood trace: the parent conversation, one lane per subagent, gauges and all.
+//! shows a Claude Code session, a Codex CLI rollout or a MyCodeAgent trace in the
+//! same screen as a brood trace: the parent conversation, one lane per subagent,
+//! gauges and all.
 //!
 //! The format is detected from the file's content, never from its name: people
 //! rename and copy these files, and Claude Code's own names (`<uuid>.jsonl`,
