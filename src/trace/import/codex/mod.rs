@@ -57,7 +57,7 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
     let mut report = Report::default();
     let main = read(path, Lane::Session, &mut report)?;
     let mut ctx = Ctx {
-        heads: threads::heads_near(path),
+        heads: threads::heads_near(path, main.last_ts),
         timeline: Timeline::default(),
         report,
         next_sub: 0,
@@ -144,10 +144,17 @@ impl Ctx {
         let mut links = Vec::new();
         let id = parent.thread.id.as_deref();
         for spawn in &parent.spawns {
-            let head = spawn
-                .thread
-                .as_deref()
-                .and_then(|t| self.take(|h| h.thread.id.as_deref() == Some(t)));
+            let head = match spawn.thread.as_deref() {
+                Some(t) => self.take(|h| h.thread.id.as_deref() == Some(t)),
+                // No output named it (the session ended mid-call): the first
+                // child of this thread that started after the call.
+                None if !spawn.failed && spawn.result_ts.is_none() => self.take(|h| {
+                    h.thread.parent.is_some()
+                        && h.thread.parent.as_deref() == id
+                        && h.thread.started >= spawn.ts
+                }),
+                None => None,
+            };
             if head.is_none()
                 && (spawn.failed || spawn.thread.is_none() && spawn.result_ts.is_some())
             {

@@ -64,11 +64,19 @@ pub(super) struct Head {
     pub thread: Thread,
 }
 
-/// The rollouts that may hold sub-agents of the session at `path`: those in
-/// its day folder and the later ones of the same sessions tree, or, when the
-/// file is not in such a tree, those beside it. The session itself is left out.
-pub(super) fn heads_near(path: &Path) -> Vec<Head> {
-    let folders = match day_folders(path) {
+/// The rollouts that may hold sub-agents of the session at `path`, which ran
+/// until `until` (ms): those of the day folders of its sessions tree from its
+/// own day to the day after `until` (folders are named by local dates), or,
+/// when the file is not in such a tree, those beside it. The session itself is
+/// left out.
+pub(super) fn heads_near(path: &Path, until: Option<i64>) -> Vec<Head> {
+    let last_day = until
+        .and_then(|ms| chrono::DateTime::from_timestamp_millis(ms + 24 * 3600 * 1000))
+        .map(|t| {
+            use chrono::Datelike;
+            (t.year().max(0) as u32, t.month(), t.day())
+        });
+    let folders = match day_folders(path, last_day) {
         Some(days) => days,
         None => vec![path.parent().unwrap_or(Path::new(".")).to_path_buf()],
     };
@@ -88,8 +96,8 @@ pub(super) fn heads_near(path: &Path) -> Vec<Head> {
 }
 
 /// When `path` is `<root>/YYYY/MM/DD/<file>`: the day folders of `root` from
-/// that day on, in date order.
-fn day_folders(path: &Path) -> Option<Vec<PathBuf>> {
+/// that day to `last` (or on), in date order.
+fn day_folders(path: &Path, last: Option<(u32, u32, u32)>) -> Option<Vec<PathBuf>> {
     let day = path.parent()?;
     let month = day.parent()?;
     let year = month.parent()?;
@@ -105,7 +113,7 @@ fn day_folders(path: &Path) -> Option<Vec<PathBuf>> {
     for y in numbered(root, 4) {
         for m in numbered(&root.join(format!("{y:04}")), 2) {
             for d in numbered(&root.join(format!("{y:04}/{m:02}")), 2) {
-                if (y, m, d) >= from {
+                if (y, m, d) >= from && last.is_none_or(|last| (y, m, d) <= last) {
                     days.push((y, m, d));
                 }
             }

@@ -75,6 +75,19 @@ fn a_thread_naming_the_session_that_no_call_spawned_still_gets_a_lane() {
         "source": {"subagent": {"thread_spawn": {"parent_thread_id": "019c0000-0000-7000-8000-000000000000"}}}}}),
         ],
     );
+    // Nor is one that started days after the session's last line.
+    let later = dir
+        .path()
+        .join("sessions/2026/02/20/rollout-2026-02-20T10-00-00-019c4d17-aaaa-7bbb-8ccc-ffffffffffff.jsonl");
+    std::fs::create_dir_all(later.parent().unwrap()).unwrap();
+    write_lines(
+        &later,
+        &[
+            json!({"timestamp": "2026-02-20T09:00:00.000Z", "type": "session_meta", "payload": {
+        "id": "019c4d17-aaaa-7bbb-8ccc-ffffffffffff",
+        "source": {"subagent": {"thread_spawn": {"parent_thread_id": "019c4d10-2a3b-7e4f-8a1b-3c5d7e9f0a12"}}}}}),
+        ],
+    );
     let imported = import(&parent).unwrap();
     assert_well_formed(&imported);
     assert_eq!(imported.children_loaded, 3);
@@ -215,4 +228,23 @@ fn mangled_rollouts_never_panic() {
             }
         }
     }
+}
+
+#[test]
+fn a_spawn_whose_output_was_never_written_finds_its_child_by_time() {
+    let (_dir, parent) = tree();
+    // The session ended while the second spawn_agent call ran: no output, no wait.
+    let body = std::fs::read_to_string(&parent).unwrap();
+    let cut: Vec<&str> = body
+        .lines()
+        .take_while(|l| !l.contains("\"call_id\":\"call_S2\",\"output\""))
+        .collect();
+    std::fs::write(&parent, cut.join("\n") + "\n").unwrap();
+    let imported = import(&parent).unwrap();
+    assert_well_formed(&imported);
+    assert_eq!(imported.children_loaded, 2);
+    assert!(imported.notes.is_empty(), "{:?}", imported.notes);
+    let two = of(&imported.events, AgentId::Sub(2));
+    assert_eq!(ends_of(&two).0, "call_S2");
+    assert_eq!(calls(&two).len(), 1);
 }
