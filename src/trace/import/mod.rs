@@ -159,6 +159,25 @@ impl Report {
     pub fn skip(&mut self, what: impl Into<String>) {
         *self.skipped.entry(what.into()).or_default() += 1;
     }
+
+    /// The import: these events, and what the reading collected.
+    pub fn into_imported(
+        self,
+        format: Format,
+        header: TraceHeader,
+        events: Vec<Event>,
+    ) -> Imported {
+        Imported {
+            format,
+            header,
+            events,
+            bad_lines: self.bad_lines,
+            skipped: self.skipped,
+            children_loaded: self.children_loaded,
+            notes: self.notes,
+            truncated: self.truncated,
+        }
+    }
 }
 
 /// The header every import shares; `started_at` falls back to the file's time

@@ -42,7 +42,7 @@ mod tools;
 use std::path::Path;
 
 use super::lines::{JsonLines, first_str};
-use super::timeline::{LaneBuf, Pending, Timeline};
+use super::timeline::{LaneBuf, Pending, Timeline, elapsed_ms};
 use super::{Format, ImportError, Imported, Report, header};
 use crate::event::{AgentId, EventKind, TerminalReason};
 use convert::{Converter, Ending, Lane, Spawn};
@@ -91,16 +91,7 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
     let Ctx {
         timeline, report, ..
     } = ctx;
-    Ok(Imported {
-        format: Format::Codex,
-        header,
-        events: timeline.merge(),
-        bad_lines: report.bad_lines,
-        skipped: report.skipped,
-        children_loaded: report.children_loaded,
-        notes: report.notes,
-        truncated: report.truncated,
-    })
+    Ok(report.into_imported(Format::Codex, header, timeline.merge()))
 }
 
 /// Reads a whole rollout into a lane.
@@ -339,10 +330,7 @@ fn child_lane(
             false => "no rollout of this sub-agent was found".to_string(),
         }),
     };
-    let elapsed_ms = match (end_ts, start_ts) {
-        (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
-        _ => 0,
-    };
+    let elapsed_ms = elapsed_ms(start_ts, end_ts);
     buf.push(
         end_ts,
         EventKind::TurnEnd {

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::super::super::lines::str_at;
+use super::super::super::timeline::elapsed_ms;
 use super::super::tools::{self, Call, Counts, Role};
 use super::{COMPACTED, Converter, Spawn, Wait};
 use crate::event::{EventKind, Usage};
@@ -118,10 +119,7 @@ impl Converter {
             .get(&call_id)
             .cloned()
             .unwrap_or_else(|| ("unknown".to_string(), None, Role::Plain));
-        let duration_ms = match (ts, call_ts) {
-            (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
-            _ => 0,
-        };
+        let duration_ms = elapsed_ms(call_ts, ts);
         let idx = self.buf.push(
             ts,
             EventKind::ToolResult {
