@@ -223,6 +223,7 @@ fn assert_lists_the_formats(err: &str) {
     for format in [
         "brood traces",
         "Claude Code session files",
+        "Codex CLI rollouts",
         "MyCodeAgent traces",
     ] {
         assert!(err.contains(format), "{format}: {err}");
@@ -264,10 +265,16 @@ fn a_file_of_another_tool_is_named_for_what_it_looks_like() {
         "traces/chat.json",
         "{\n  \"sessionId\": \"s\",\n  \"messages\": [{\"type\": \"user\", \"content\": \"hi\"}]\n}\n",
     );
+    // Newer Gemini CLI versions write JSON Lines: metadata first, then records.
+    let gemini_lines = sb.write(
+        "traces/session-d98cf9e7.jsonl",
+        "{\"sessionId\":\"s\",\"projectHash\":\"p\",\"startTime\":\"2026-05-22T14:59:00Z\",\"kind\":\"main\"}\n\
+         {\"id\":\"m1\",\"timestamp\":\"2026-05-22T14:59:01Z\",\"type\":\"user\",\"content\":[{\"text\":\"hi\"}]}\n",
+    );
     let text = sb.write("traces/notes.jsonl", "just some notes\n");
     for (path, looks) in [
-        (&rollout, "It looks like a Codex CLI rollout"),
         (&gemini, "It looks like a Gemini CLI chat"),
+        (&gemini_lines, "It looks like a Gemini CLI chat"),
         (&text, "It looks like plain text, not JSON Lines."),
     ] {
         let (code, err) = replay_print(&sb, path);
@@ -276,11 +283,17 @@ fn a_file_of_another_tool_is_named_for_what_it_looks_like() {
         assert!(!err.contains("missing field"), "{err}");
         assert_lists_the_formats(&err);
     }
+    // A Codex rollout is read, not refused; the listing of brood's own traces
+    // still names it, and says how to open it.
+    let out = sb.run(&["replay", "--print", rollout.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = sb.run(&["traces", sb.workspace().join("traces").to_str().unwrap()]);
     let listing = stderr(&out);
     assert!(
-        listing
-            .contains("rollout-2026.jsonl: not a brood trace; it looks like a Codex CLI rollout"),
+        listing.contains(
+            "rollout-2026.jsonl: not a brood trace; it looks like a Codex CLI rollout: \
+             `brood replay FILE` reads it"
+        ),
         "{listing}"
     );
     assert!(!listing.contains("missing field"), "{listing}");

@@ -339,11 +339,13 @@ fn sample(rel: &str) -> PathBuf {
 const CLAUDE_SESSION: &str = "claude/-home-dev-shop/7c1e9a52-3f4b-4d1e-9a8c-2b6f0d4e5a17.jsonl";
 const CLAUDE_INLINE: &str = "claude/-home-dev-shop/0b9d3e21-6a4c-4f7e-8d21-5c3a9e7f1b60.jsonl";
 const MYCODEAGENT: &str = "mycodeagent/trace-s-20260103-201533-a3f2.jsonl";
+const CODEX_PARENT: &str = "codex/sessions/2026/02/11/rollout-2026-02-11T23-50-12-019c4d10-2a3b-7e4f-8a1b-3c5d7e9f0a12.jsonl";
+const CODEX_TOOLS: &str = "codex/sessions/2026/02/11/rollout-2026-02-11T09-14-03-019c4b2e-5f1a-7c3d-9e21-4a8b6c0d2f17.jsonl";
 
 #[test]
 fn foreign_transcripts_print_like_brood_sessions_with_their_children() {
     let sb = sandbox();
-    for rel in [CLAUDE_SESSION, CLAUDE_INLINE, MYCODEAGENT] {
+    for rel in [CLAUDE_SESSION, CLAUDE_INLINE, MYCODEAGENT, CODEX_PARENT] {
         let out = replay(&sb, &["--print"], &sample(rel));
         assert_eq!(out.status.code(), Some(0), "{rel}: {}", stderr(&out));
         let text = stdout(&out);
@@ -359,7 +361,13 @@ fn foreign_transcripts_print_like_brood_sessions_with_their_children() {
 #[test]
 fn foreign_transcripts_convert_to_brood_event_lines() {
     let sb = sandbox();
-    for rel in [CLAUDE_SESSION, CLAUDE_INLINE, MYCODEAGENT] {
+    for rel in [
+        CLAUDE_SESSION,
+        CLAUDE_INLINE,
+        MYCODEAGENT,
+        CODEX_PARENT,
+        CODEX_TOOLS,
+    ] {
         let out = replay(&sb, &["--print", "--json"], &sample(rel));
         assert_eq!(out.status.code(), Some(0), "{rel}: {}", stderr(&out));
         let events: Vec<Event> = stdout(&out)
@@ -382,6 +390,63 @@ fn foreign_transcripts_convert_to_brood_event_lines() {
         let via_trace = replay(&sb, &["--print"], &trace);
         assert_eq!(stdout(&via_trace), stdout(&direct), "{rel}");
     }
+}
+
+#[test]
+fn a_codex_rollout_prints_its_prompts_tool_cells_and_sub_agents() {
+    let sb = sandbox();
+    let out = replay(&sb, &["--print"], &sample(CODEX_PARENT));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    // The prompt once, though the rollout writes it twice; no injected context.
+    let prompts: Vec<&&str> = lines.iter().filter(|l| l.starts_with("you  ")).collect();
+    assert_eq!(
+        prompts,
+        [&"you  Audit the checkout flow: one agent on payment retries, one on the coupon rules."]
+    );
+    for expected in [
+        "> task: explorer: Review payment retries in checkout/pay.py",
+        "[Subagent started] sub-1 explorer: Euclid",
+        "  [sub-1] exec_command: 88: result = gateway.charge(card, amount)",
+        "  [sub-1] shell: for attempt in range(3):",
+        "[Subagent done] sub-1 completed · 3 steps · 20130 tokens",
+        "[Subagent started] sub-2 worker: Noether",
+        "[Subagent done] sub-2 completed · 2 steps · 11390 tokens",
+        "tokens: main 47720 · sub-1 20130 · sub-2 11390",
+    ] {
+        assert!(text.contains(expected), "{expected}:\n{text}");
+    }
+    // Each child's lines come between its spawn call and the parent's wait.
+    let at = |s: &str| lines.iter().position(|l| l.contains(s)).unwrap();
+    assert!(at("> task: explorer") < at("[sub-1] exec_command"));
+    assert!(at("[Subagent done] sub-1") < at("> task: worker"));
+    assert!(
+        stderr(&out).contains("not shown: 2 message (injected context)"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = replay(&sb, &["--print"], &sample(CODEX_TOOLS));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("you  ")).count(),
+        2,
+        "{text}"
+    );
+    for expected in [
+        "Reasoning: **Running the cart tests**",
+        "> exec_command: make test TEST=cart\n  error: exit code 2\n  FAILED cart/test_total.py",
+        "> mcp__filesystem__read_text_file: /home/dev/shop/cart/total.py",
+        "> apply_patch: edit cart/total.py",
+        "> web_search: pytest 9 changelog",
+        "tokens: main 60751\n",
+        "tokens: main 73360\n",
+    ] {
+        assert!(text.contains(expected), "{expected}:\n{text}");
+    }
+    assert!(!text.contains("AGENTS.md"), "{text}");
 }
 
 /// `brood replay` in a real terminal: tmux runs it, the test reads the screen.

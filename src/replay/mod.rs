@@ -39,6 +39,7 @@ use crate::trace::TraceError;
 pub const READS: &str = "brood replay reads:
   brood traces (`brood traces` lists the saved ones)
   Claude Code session files (~/.claude/projects/<project>/<session>.jsonl)
+  Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)
   MyCodeAgent traces (trace-<session>.jsonl)";
 
 #[derive(Debug, thiserror::Error)]

@@ -17,6 +17,7 @@ pub enum SourceFormat {
     Brood,
     ClaudeCode,
     MyCodeAgent,
+    Codex,
 }
 
 impl fmt::Display for SourceFormat {
@@ -25,6 +26,7 @@ impl fmt::Display for SourceFormat {
             SourceFormat::Brood => "brood trace",
             SourceFormat::ClaudeCode => "Claude Code session",
             SourceFormat::MyCodeAgent => "MyCodeAgent trace",
+            SourceFormat::Codex => "Codex CLI rollout",
         })
     }
 }
@@ -285,6 +287,7 @@ fn foreign_format(path: &Path, detail: String) -> Result<SourceFormat, ReplayErr
         }
         Format::ClaudeCode => SourceFormat::ClaudeCode,
         Format::MyCodeAgent => SourceFormat::MyCodeAgent,
+        Format::Codex => SourceFormat::Codex,
     };
     Ok(format)
 }

@@ -30,6 +30,15 @@ const CLAUDE_TYPES: &[&str] = &[
     "pr-link",
 ];
 
+/// Record types of a Codex rollout line `{timestamp, type, payload}`.
+const CODEX_TYPES: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+];
+
 /// Fields only Claude Code's envelope has.
 const CLAUDE_FIELDS: &[&str] = &[
     "sessionId",
@@ -88,10 +97,27 @@ fn classify(line: &Value) -> Option<Format> {
     {
         return Some(Format::MyCodeAgent);
     }
+    if is_codex(line) {
+        return Some(Format::Codex);
+    }
     let kind = str_at(line, "type")?;
     let claude_type = CLAUDE_TYPES.contains(&kind);
     let claude_fields = CLAUDE_FIELDS.iter().any(|f| line.get(f).is_some());
     let message =
         matches!(kind, "user" | "assistant") && line.get("message").is_some_and(Value::is_object);
     (claude_type && (claude_fields || message)).then_some(Format::ClaudeCode)
+}
+
+/// A Codex rollout record, or a line only a 2025 rollout has: its bare header
+/// `{id, timestamp, instructions, …}` or a `{"record_type": "state"}` marker.
+fn is_codex(line: &Value) -> bool {
+    let record = str_at(line, "type").is_some_and(|t| CODEX_TYPES.contains(&t))
+        && line.get("payload").is_some_and(Value::is_object);
+    let untyped = line.get("type").is_none();
+    let legacy_header = untyped
+        && str_at(line, "id").is_some()
+        && line.get("timestamp").is_some()
+        && (line.get("instructions").is_some() || line.get("git").is_some());
+    let state = untyped && str_at(line, "record_type") == Some("state");
+    record || legacy_header || state
 }

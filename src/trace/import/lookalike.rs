@@ -18,7 +18,9 @@ const MAX_LINES: usize = 20;
 pub enum Lookalike {
     /// Records typed `session_meta`, `response_item`, `event_msg`, `turn_context`.
     CodexRollout,
-    /// A JSON document with `sessionId` and `messages` (a Gemini CLI chat).
+    /// A Gemini CLI chat: a JSON document with `sessionId` and `messages`, or
+    /// the JSON Lines of newer versions, whose first line has `sessionId` and
+    /// `projectHash`.
     GeminiChat,
     /// A MyCodeAgent transcript (`memory/transcripts/…`): messages with roles.
     MyCodeAgentTranscript,
@@ -34,7 +36,7 @@ impl Lookalike {
     /// Words for the error: "it looks like …".
     pub fn describe(self) -> &'static str {
         match self {
-            Lookalike::CodexRollout => "a Codex CLI rollout, which brood does not read yet",
+            Lookalike::CodexRollout => "a Codex CLI rollout: `brood replay FILE` reads it",
             Lookalike::GeminiChat => "a Gemini CLI chat, which brood does not read yet",
             Lookalike::MyCodeAgentTranscript => {
                 "a MyCodeAgent transcript; replay its trace-*.jsonl instead"
@@ -104,6 +106,11 @@ fn line_lookalike(value: &Value) -> Option<Lookalike> {
     {
         return Some(Lookalike::CodexRollout);
     }
+    if value.get("sessionId").is_some()
+        && (value.get("projectHash").is_some() || value.get("$set").is_some())
+    {
+        return Some(Lookalike::GeminiChat);
+    }
     if value.get("format").is_some() {
         return Some(Lookalike::OtherTrace);
     }
@@ -145,6 +152,13 @@ mod tests {
         let gemini =
             br#"{"sessionId":"s","projectHash":"p","messages":[{"type":"user","content":"hi"}]}"#;
         assert_eq!(look("chat.json", gemini), Some(Lookalike::GeminiChat));
+        let gemini_lines = br#"{"sessionId":"s","projectHash":"p","startTime":"2026-05-22T14:59:00Z","kind":"main"}
+{"id":"m1","timestamp":"2026-05-22T14:59:01Z","type":"user","content":[{"text":"hi"}]}
+"#;
+        assert_eq!(
+            look("session-2026-05-22T14-59-d98cf9e7.jsonl", gemini_lines),
+            Some(Lookalike::GeminiChat)
+        );
         let transcript = b"{\"role\":\"user\",\"content\":\"find it\"}\n{\"role\":\"assistant\",\"content\":\"ok\"}\n";
         assert_eq!(
             look("t.jsonl", transcript),

@@ -1,6 +1,7 @@
 //! Importers that turn foreign transcripts into brood [`Event`]s, so `brood replay`
-//! shows a Claude Code session or a MyCodeAgent trace in the same screen as a
-//! brood trace: the parent conversation, one lane per subagent, gauges and all.
+//! shows a Claude Code session, a Codex CLI rollout or a MyCodeAgent trace in the
+//! same screen as a brood trace: the parent conversation, one lane per subagent,
+//! gauges and all.
 //!
 //! The format is detected from the file's content, never from its name: people
 //! rename and copy these files, and Claude Code's own names (`<uuid>.jsonl`,
@@ -13,9 +14,10 @@
 //! are counted in [`Imported::skipped`], so a person can see what was left out.
 //!
 //! What each importer maps, and how children are linked to the calls that
-//! started them, is documented on [`claude`] and [`mycodeagent`].
+//! started them, is documented on [`claude`], [`codex`] and [`mycodeagent`].
 
 pub mod claude;
+pub mod codex;
 mod detect;
 mod lines;
 mod live;
@@ -43,6 +45,8 @@ pub enum Format {
     ClaudeCode,
     /// A MyCodeAgent trace (`trace-<session>.jsonl`).
     MyCodeAgent,
+    /// A Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+    Codex,
 }
 
 impl Format {
@@ -52,6 +56,7 @@ impl Format {
             Format::Brood => "brood",
             Format::ClaudeCode => "claude-code",
             Format::MyCodeAgent => "mycodeagent",
+            Format::Codex => "codex",
         }
     }
 }
@@ -62,12 +67,14 @@ impl fmt::Display for Format {
             Format::Brood => "brood trace",
             Format::ClaudeCode => "Claude Code session",
             Format::MyCodeAgent => "MyCodeAgent trace",
+            Format::Codex => "Codex CLI rollout",
         })
     }
 }
 
 /// The formats brood reads, for messages that must say so.
-pub const KNOWN_FORMATS: &str = "brood traces, Claude Code session files (~/.claude/projects/<project>/<session>.jsonl) \
+pub const KNOWN_FORMATS: &str = "brood traces, Claude Code session files (~/.claude/projects/<project>/<session>.jsonl), \
+     Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) \
      and MyCodeAgent traces (trace-<session>.jsonl)";
 
 #[derive(Debug, thiserror::Error)]
@@ -124,7 +131,8 @@ pub struct Imported {
     pub truncated: Vec<PathBuf>,
 }
 
-/// Imports a Claude Code session or a MyCodeAgent trace, with its children.
+/// Imports a Claude Code session, a Codex rollout or a MyCodeAgent trace, with
+/// its children.
 ///
 /// A brood trace is refused with [`ImportError::NativeTrace`]: it is read with
 /// [`crate::trace::TraceReader`], which keeps its original events untouched.
@@ -135,6 +143,7 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
         }),
         Format::ClaudeCode => claude::import(path),
         Format::MyCodeAgent => mycodeagent::import(path),
+        Format::Codex => codex::import(path),
     }
 }
 
@@ -151,6 +160,25 @@ pub(crate) struct Report {
 impl Report {
     pub fn skip(&mut self, what: impl Into<String>) {
         *self.skipped.entry(what.into()).or_default() += 1;
+    }
+
+    /// The import: these events, and what the reading collected.
+    pub fn into_imported(
+        self,
+        format: Format,
+        header: TraceHeader,
+        events: Vec<Event>,
+    ) -> Imported {
+        Imported {
+            format,
+            header,
+            events,
+            bad_lines: self.bad_lines,
+            skipped: self.skipped,
+            children_loaded: self.children_loaded,
+            notes: self.notes,
+            truncated: self.truncated,
+        }
     }
 }
 

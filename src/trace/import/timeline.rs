@@ -218,6 +218,15 @@ impl Timeline {
     }
 }
 
+/// Milliseconds from `start` to `end`; 0 when either is unknown or they are
+/// out of order.
+pub(crate) fn elapsed_ms(start: Option<i64>, end: Option<i64>) -> u64 {
+    match (start, end) {
+        (Some(start), Some(end)) => end.saturating_sub(start).max(0) as u64,
+        _ => 0,
+    }
+}
+
 /// A terminal reason from a foreign status word ("completed", "failed",
 /// "max_steps", "cancelled"…). Unknown words count as completed unless they
 /// speak of an error.

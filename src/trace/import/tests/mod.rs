@@ -3,6 +3,8 @@
 
 mod claude;
 mod claude_edge;
+mod codex;
+mod codex_edge;
 mod mycodeagent;
 mod roundtrip;
 
