@@ -242,7 +242,7 @@ fn watch(args: &WatchArgs) -> anyhow::Result<ExitCode> {
         return watch_list(&roots);
     }
     let path = match &args.path {
-        Some(path) => sessions::resolve(path)?,
+        Some(path) => sessions::resolve(path, &roots)?,
         None => sessions::find(&roots)
             .into_iter()
             .find(|f| !sessions::is_child(f))

@@ -156,17 +156,54 @@ fn files(dir: &Path, found: &mut Vec<Found>, tool: Tool, wanted: impl Fn(&str) -
     }
 }
 
-/// The session to follow for `brood watch PATH`: the file itself, or the most
-/// recently written session in the folder (a Claude Code project, a Codex
-/// date folder, a traces folder, or any folder above them).
-pub fn resolve(path: &Path) -> Result<PathBuf, ReplayError> {
+/// The session to follow for `brood watch PATH`: the file itself; in a
+/// folder of sessions (a Claude Code project, a Codex date folder, a traces
+/// folder, or any folder above them) the most recently written one; in a
+/// project's working folder (`brood watch .`), the most recently written
+/// session any tool recorded for it.
+pub fn resolve(path: &Path, roots: &[Root]) -> Result<PathBuf, ReplayError> {
     let meta = std::fs::metadata(path).map_err(|e| ReplayError::stat(path, e))?;
     if !meta.is_dir() {
         return Ok(path.to_path_buf());
     }
-    newest_under(path).ok_or_else(|| ReplayError::NoSessions {
-        dir: path.to_path_buf(),
-    })
+    newest_for_project(path, roots)
+        .or_else(|| newest_under(path))
+        .ok_or_else(|| ReplayError::NoSessions {
+            dir: path.to_path_buf(),
+        })
+}
+
+/// Sessions found and described at most, looking for a project's.
+const PROJECT_SCAN: usize = 200;
+
+/// The newest session whose working folder is `project`: Claude Code's
+/// project folder named after it, Codex rollouts and brood traces whose
+/// recorded folder it is.
+fn newest_for_project(project: &Path, roots: &[Root]) -> Option<PathBuf> {
+    let project = project.canonicalize().ok()?;
+    let wanted = project.to_string_lossy().into_owned();
+    find(roots)
+        .into_iter()
+        .filter(|f| !is_child(f))
+        .take(PROJECT_SCAN)
+        .find(|f| match f.tool {
+            // Claude Code names a project's folder by its path, every
+            // character other than a letter or digit made a `-`.
+            Tool::ClaudeCode => f
+                .path
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|name| name.to_string_lossy() == claude_slug(&wanted)),
+            Tool::Codex | Tool::Brood => describe(f).project == wanted,
+        })
+        .map(|f| f.path)
+}
+
+/// The name of Claude Code's folder for the project at `path`.
+fn claude_slug(path: &str) -> String {
+    path.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
 }
 
 /// The most recently written session file under `dir`, four levels down at
@@ -186,10 +223,14 @@ fn newest_under(dir: &Path) -> Option<PathBuf> {
             }
         }
     }
-    found.retain(|f| codex_parent(&f.path).is_none());
+    found.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
+    // Other JSON Lines files (a project's test data) are not sessions: the
+    // newest file in a format brood reads is.
     found
         .into_iter()
-        .max_by(|a, b| a.modified.cmp(&b.modified).then(b.path.cmp(&a.path)))
+        .filter(|f| codex_parent(&f.path).is_none())
+        .take(PROJECT_SCAN)
+        .find(|f| crate::trace::import::detect(&f.path).is_ok())
         .map(|f| f.path)
 }
 

@@ -98,19 +98,49 @@ fn described_sessions_name_their_project_prompt_and_children() {
 #[test]
 fn a_folder_resolves_to_its_newest_session_and_a_missing_path_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    layout(dir.path());
+    let roots = layout(dir.path());
     let project = dir.path().join("claude/projects/-home-dev-shop");
-    assert_eq!(resolve(&project).unwrap(), project.join("aaaa.jsonl"));
+    assert_eq!(
+        resolve(&project, &roots).unwrap(),
+        project.join("aaaa.jsonl")
+    );
     let codex = dir.path().join("codex/sessions");
     assert!(
-        resolve(&codex)
+        resolve(&codex, &roots)
             .unwrap()
             .ends_with("rollout-2026-11-30T10-00-00-p1.jsonl")
     );
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    let error = resolve(&empty).unwrap_err().to_string();
+    let error = resolve(&empty, &roots).unwrap_err().to_string();
     assert!(error.contains("no session to follow"), "{error}");
-    let error = resolve(&dir.path().join("nope")).unwrap_err().to_string();
+    let error = resolve(&dir.path().join("nope"), &roots)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("no such file"), "{error}");
+}
+
+#[test]
+fn a_working_folder_resolves_to_the_newest_session_recorded_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = layout(dir.path());
+    // A project at a real path, with a Claude Code folder named after it.
+    let work = dir.path().join("src/my_app");
+    std::fs::create_dir_all(&work).unwrap();
+    let real = work.canonicalize().unwrap();
+    let slug = claude_slug(&real.to_string_lossy());
+    assert!(!slug.contains('/') && !slug.contains('_'), "{slug}");
+    let session = dir
+        .path()
+        .join("claude/projects")
+        .join(&slug)
+        .join("bbbb.jsonl");
+    write(&session, CLAUDE_LINE, 30);
+    assert_eq!(resolve(&work, &roots).unwrap(), session);
+    // A Codex rollout recorded in that folder, written later, wins.
+    let day = dir.path().join("codex/sessions/2026/12/01");
+    let meta = codex_meta("p2", r#""cli""#).replace("/srv/api", &real.to_string_lossy());
+    let rollout = day.join("rollout-2026-12-01T09-00-00-p2.jsonl");
+    write(&rollout, &meta, 10);
+    assert_eq!(resolve(&work, &roots).unwrap(), rollout);
 }

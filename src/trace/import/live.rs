@@ -46,7 +46,7 @@ pub fn live(path: &Path) -> Result<Box<dyn Live>, ImportError> {
         Format::Brood => Err(ImportError::NativeTrace {
             path: path.to_path_buf(),
         }),
-        Format::ClaudeCode | Format::MyCodeAgent => Ok(Box::new(Whole::new(path)?)),
+        Format::ClaudeCode | Format::MyCodeAgent | Format::Codex => Ok(Box::new(Whole::new(path)?)),
     }
 }
 
