@@ -1,13 +1,13 @@
-//! MyCodeAgent traces (`trace-<session>.jsonl`, lines
+//! MyCodeAgent traces (`memory/traces/trace-<session>.jsonl`, lines
 //! `{ts, session_id, step, event, payload}`).
 //!
-//! The line shape and the core events (`user_input`, `model_output` with `raw`
-//! and an OpenAI `usage`, `tool_call` {tool, args}, `tool_result` {tool, result
-//! {status, text, data}}, `error`, `finish`, `session_summary`, and the later
-//! `run_start`/`terminal`/`run_end`) follow MyCodeAgent's public TraceLogging
-//! design and `trace_logger.py`. Its public code runs subagents without a trace
-//! of their own, so the `subagent_*` events and `child_session_id` are
-//! implemented from brood's brief, leniently, not from observed files.
+//! The trace's shape follows MyCodeAgent's public code: `TraceLogger`
+//! (`extensions/tracing/logger.py`; once `core/context_engine/trace_logger.py`),
+//! the runtime loop that emits the events (`runtime/loop.py`, `runtime/events.py`,
+//! `tools/orchestrator.py`) and the subagent launcher (`runtime/subagents.py`).
+//! Its sanitizer masks every payload value under `tool_call_id`, `call_id` and
+//! `session_id` as `***`; the ids are taken back from the transcript (see
+//! `ids.rs`).
 //!
 //! What is mapped:
 //!
@@ -17,9 +17,12 @@
 //!   (the line's `step`), `text_delta` and `assistant_message` (text from
 //!   `content`, `text` or `raw`; `usage`; the number of `tool_calls`);
 //! - `tool_call` → `tool_call` (`args` given as a JSON string are parsed; a
-//!   missing id is made up, and a result without id answers the oldest open call
-//!   of its tool); `tool_result` → `tool_result` (`is_error` from the result's
-//!   status or `error`);
+//!   masked or missing id is the transcript's, else made up); `tool_result` →
+//!   `tool_result` (`is_error` from the result's status or `error`; without an
+//!   id it answers the open call of its tool whose arguments its envelope's
+//!   `context.params_input` repeats, else the oldest); a `tool_lifecycle` that
+//!   failed without a result (bad arguments, a tool that raised) → an error
+//!   `tool_result`;
 //! - `error` → `error`; `terminal` {reason} sets the turn's end reason;
 //!   `finish`, `run_end`, `session_end` and `session_summary` end the turn;
 //! - `subagent_start` / `subagent_started` / `subagent_spawned` {child_session_id,
@@ -34,11 +37,13 @@
 //!   missing child file, a cycle, or a depth past 16 gives a lane with the prompt,
 //!   an `error` event and a note, not a failure.
 //!
-//! Every other event (`parsed_action`, `context_build`, `state_transition`,
-//! `message_written`, `system_messages`, `prompt_assembly`,
-//! `history_compression_*`, …) is counted in `skipped`.
+//! Every other event (`subagent_requested`, `context_build`,
+//! `state_transition`, `message_written`, `system_messages`,
+//! `prompt_assembly`, `tool_schema`, `tool_batch_*`, …) is counted in
+//! `skipped`.
 
 mod children;
+mod ids;
 mod lane;
 
 use std::collections::HashSet;
@@ -49,6 +54,7 @@ use super::timeline::Timeline;
 use super::{Format, ImportError, Imported, Report, header};
 use crate::event::AgentId;
 use children::ChildRec;
+use ids::CallIds;
 use lane::FileLane;
 
 /// How deep children of children are followed.
@@ -138,6 +144,7 @@ impl Ctx {
             let payload = line.get("payload").unwrap_or(&serde_json::Value::Null);
             if lane.session_id.is_none() {
                 lane.session_id = str_at(&line, "session_id").map(String::from);
+                self.find_ids(&mut lane, path)?;
             }
             if lane.cwd.is_none() {
                 lane.cwd =
@@ -161,6 +168,18 @@ impl Ctx {
                     children::result_arrived(&mut lane, &mut children, &call_id);
                 }
                 "error" => lane.error(ts, payload),
+                // A call that failed before it had a result (bad arguments, a
+                // tool that raised) gets no `tool_result`, only this.
+                "tool_lifecycle" if unanswered_failure(payload) => {
+                    let inner = payload.get("payload").unwrap_or(&serde_json::Value::Null);
+                    let error = first_str(inner, &["error"]).unwrap_or("the tool failed");
+                    let result = serde_json::json!({
+                        "tool": first_str(payload, &["tool_name"]),
+                        "result": {"status": "error", "text": error},
+                    });
+                    let call_id = lane.tool_result(ts, &result);
+                    children::result_arrived(&mut lane, &mut children, &call_id);
+                }
                 "terminal" => lane.terminal(payload),
                 "finish" | "run_end" | "session_end" | "session_summary" => lane.end_turn(ts),
                 "subagent_start" | "subagent_started" | "subagent_spawned" => {
@@ -185,6 +204,26 @@ impl Ctx {
             child.finish(&mut self.timeline, parent, lane_index);
         }
         Ok(lane)
+    }
+
+    /// Reads the call ids of the trace's transcript, if it has one, so that
+    /// masked ids (`***`) can be taken back.
+    fn find_ids(&mut self, lane: &mut FileLane, path: &Path) -> Result<(), ImportError> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.strip_prefix("trace-"));
+        let found = lane
+            .session_id
+            .as_deref()
+            .into_iter()
+            .chain(stem)
+            .find_map(|session| ids::transcript_for(dir, session));
+        if let Some(transcript) = found {
+            lane.ids = Some(CallIds::load(&transcript, &mut self.report)?);
+        }
+        Ok(())
     }
 
     /// Opens a child lane and reads the child's trace into it.
@@ -234,6 +273,14 @@ impl Ctx {
         child.problem = problem;
         Ok(child)
     }
+}
+
+/// A `tool_lifecycle` failure for which the trace logged no `tool_result`.
+fn unanswered_failure(payload: &serde_json::Value) -> bool {
+    let inner = payload.get("payload").unwrap_or(&serde_json::Value::Null);
+    str_at(payload, "status") == Some("failed")
+        && inner.get("result").is_none()
+        && inner.get("result_text").is_none()
 }
 
 /// What makes two paths the same file, as far as the cycle guard cares.

@@ -7,6 +7,9 @@ use serde_json::{Value, json};
 use super::*;
 use crate::event::TerminalReason;
 
+#[path = "mycodeagent_real.rs"]
+mod real;
+
 fn sample() -> Imported {
     let imported = import(&data(MCA)).unwrap();
     assert_well_formed(&imported);
