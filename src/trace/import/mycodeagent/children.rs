@@ -141,7 +141,6 @@ impl ChildRec {
             );
         }
         let end = Ending::from(self.end.as_ref().map(|(_, p, failed)| (p, *failed)));
-        let reason = end.reason;
         // The child's own last turn says how it ended as the parent saw it.
         let turn_end = buf.events.iter_mut().rev().flatten().find_map(|p| {
             if let EventKind::TurnEnd { reason: r, .. } = &mut p.kind {
@@ -150,6 +149,17 @@ impl ChildRec {
                 None
             }
         });
+        // MyCodeAgent's launcher calls every child that did not complete a
+        // `runtime_error`; the child's own trace knows better (max_steps, a
+        // gate that kept blocking…).
+        let reason = match turn_end.as_deref() {
+            Some(&own)
+                if end.reason == TerminalReason::ModelError && own != TerminalReason::Completed =>
+            {
+                own
+            }
+            _ => end.reason,
+        };
         match turn_end {
             Some(r) if *r == TerminalReason::Completed => *r = reason,
             Some(_) => {}

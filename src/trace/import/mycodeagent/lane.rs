@@ -289,6 +289,27 @@ impl FileLane {
         }
     }
 
+    /// The runtime sent the agent back after it tried to finish (MyCodeAgent's
+    /// completion gate): said once, though the trace logs both the verdict and
+    /// the message it became.
+    pub fn hook_continue(&mut self, ts: Option<i64>, text: &str) {
+        if text.trim().is_empty() {
+            return;
+        }
+        if let Some(Some(last)) = self.buf.events.last()
+            && matches!(&last.kind, EventKind::HookContinue { text: t } if t == text)
+        {
+            return;
+        }
+        self.messages += 1;
+        self.buf.push(
+            ts,
+            EventKind::HookContinue {
+                text: text.to_string(),
+            },
+        );
+    }
+
     pub fn error(&mut self, ts: Option<i64>, payload: &Value) {
         let message = first_str(payload, &["message", "error", "detail"])
             .map(String::from)
@@ -297,7 +318,7 @@ impl FileLane {
     }
 
     pub fn terminal(&mut self, payload: &Value) {
-        self.terminal = Some(reason_from(
+        self.terminal = Some(terminal_reason(
             first_str(payload, &["reason", "status"]).unwrap_or_default(),
         ));
     }
@@ -325,6 +346,17 @@ impl FileLane {
         }?;
         task.claimed = true;
         Some((task.call_id.clone(), task.idx))
+    }
+}
+
+/// A terminal reason in MyCodeAgent's words (`runtime/state.py`), which
+/// [`reason_from`] alone would misread: a gate that blocked every answer ended
+/// the run without an accepted result, and `user_abort` is an interruption.
+pub(super) fn terminal_reason(word: &str) -> TerminalReason {
+    match word.trim() {
+        "completion_gate_blocked" => TerminalReason::ContractViolation,
+        "user_abort" => TerminalReason::Interrupted,
+        other => reason_from(other),
     }
 }
 

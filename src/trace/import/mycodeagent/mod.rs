@@ -23,8 +23,15 @@
 //!   `context.params_input` repeats, else the oldest); a `tool_lifecycle` that
 //!   failed without a result (bad arguments, a tool that raised) → an error
 //!   `tool_result`;
-//! - `error` → `error`; `terminal` {reason} sets the turn's end reason;
-//!   `finish`, `run_end`, `session_end` and `session_summary` end the turn;
+//! - the completion gate sending the agent back (`completion_gate_verdict`
+//!   {verdict: fail, blocking_feedback}, and the `message_written` {role: user,
+//!   metadata.source: completion_gate} it becomes) → one `hook_continue` in the
+//!   agent's lane: the runtime, not the person, spoke (MyCodeAgent's own name
+//!   for it is the `stop_hook_blocking` transition), so it is neither a prompt
+//!   nor the start of a turn;
+//! - `error` → `error`; `terminal` {reason} sets the turn's end reason
+//!   (`completion_gate_blocked` is a contract violation); `finish`, `run_end`,
+//!   `session_end` and `session_summary` end the turn;
 //! - `subagent_start` / `subagent_started` / `subagent_spawned` {child_session_id,
 //!   tool_call_id?, subagent_type, description, prompt, model} → a child lane
 //!   `sub-N` (numbered in the order the starts are met, depth first) whose events
@@ -33,12 +40,13 @@
 //!   else the latest unclaimed `Task` call of that lane, or else a `task` call
 //!   made up for it. `subagent_end` / `subagent_finished` / `subagent_completed` /
 //!   `subagent_failed` {status, result|summary, steps, tool_usage, usage,
-//!   duration_ms} end the lane; without one the lane ends `interrupted`. A
+//!   duration_ms} end the lane; without one the lane ends `interrupted` (or as
+//!   the child's own trace says, when the parent calls it a runtime error). A
 //!   missing child file, a cycle, or a depth past 16 gives a lane with the prompt,
 //!   an `error` event and a note, not a failure.
 //!
 //! Every other event (`subagent_requested`, `context_build`,
-//! `state_transition`, `message_written`, `system_messages`,
+//! `state_transition`, other `message_written`, `system_messages`,
 //! `prompt_assembly`, `tool_schema`, `tool_batch_*`, …) is counted in
 //! `skipped`.
 
@@ -168,6 +176,16 @@ impl Ctx {
                     children::result_arrived(&mut lane, &mut children, &call_id);
                 }
                 "error" => lane.error(ts, payload),
+                "completion_gate_verdict" => {
+                    if str_at(payload, "verdict").is_some_and(|v| v.eq_ignore_ascii_case("fail")) {
+                        let text = first_str(payload, &["blocking_feedback"])
+                            .unwrap_or("Completion blocked by runtime gate.");
+                        lane.hook_continue(ts, text);
+                    }
+                }
+                "message_written" if gate_message(payload) => {
+                    lane.hook_continue(ts, first_str(payload, &["content"]).unwrap_or_default())
+                }
                 // A call that failed before it had a result (bad arguments, a
                 // tool that raised) gets no `tool_result`, only this.
                 "tool_lifecycle" if unanswered_failure(payload) => {
@@ -273,6 +291,12 @@ impl Ctx {
         child.problem = problem;
         Ok(child)
     }
+}
+
+/// A `message_written` that is the completion gate's correction.
+fn gate_message(payload: &serde_json::Value) -> bool {
+    str_at(payload, "role") == Some("user")
+        && payload.get("metadata").and_then(|m| str_at(m, "source")) == Some("completion_gate")
 }
 
 /// A `tool_lifecycle` failure for which the trace logged no `tool_result`.

@@ -5,6 +5,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::event::TerminalReason;
 
 pub(super) const SHOP_TRACE: &str =
     "mycodeagent/shop/memory/traces/trace-s-20260714-101500-7a3c.jsonl";
@@ -27,6 +28,101 @@ pub(super) fn pairs(events: &[Event], agent: AgentId) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// How many events of `kind` (a wire name) `agent` has.
+pub(super) fn count(events: &[Event], agent: AgentId, kind: &str) -> usize {
+    of(events, agent)
+        .iter()
+        .filter(|e| e.kind.wire_name() == kind)
+        .count()
+}
+
+pub(super) fn hooks(events: &[Event], agent: AgentId) -> Vec<String> {
+    of(events, agent)
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::HookContinue { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What sub-1 does in the sample, from its start to its end.
+pub(super) const SHOP_CHILD_KINDS: [&str; 22] = [
+    "subagent_start",
+    "user_message",
+    "model_request",
+    "text_delta",
+    "assistant_message",
+    "tool_call",
+    "tool_result",
+    "model_request",
+    "assistant_message",
+    "tool_call",
+    "tool_call",
+    "tool_result",
+    "tool_result",
+    "model_request",
+    "text_delta",
+    "assistant_message",
+    "hook_continue",
+    "model_request",
+    "text_delta",
+    "assistant_message",
+    "turn_end",
+    "subagent_end",
+];
+
+#[test]
+fn a_childs_completion_gate_correction_is_a_line_of_its_lane() {
+    let imported = shop();
+    assert_eq!(imported.children_loaded, 1);
+    let events = &imported.events;
+    let sub1 = of(events, AgentId::Sub(1));
+    assert_eq!(kinds(&sub1), SHOP_CHILD_KINDS);
+    // Right after the answer the gate refused, before the answer it took.
+    let EventKind::AssistantMessage { text, .. } = &sub1[15].kind else {
+        panic!("{sub1:?}");
+    };
+    assert!(text.starts_with("The retry limit is MAX_RETRIES"), "{text}");
+    assert_eq!(
+        hooks(events, AgentId::Sub(1)),
+        [
+            "Return only a valid ExploreResult JSON object: Expecting value: line 1 column 1 (char 0)"
+        ]
+    );
+    // The parent's own gate asked for the tests: one correction, though the
+    // trace logs both the verdict and the message it became; not a prompt.
+    let main = hooks(events, AgentId::Main);
+    assert_eq!(main.len(), 1, "{main:?}");
+    assert!(
+        main[0].starts_with("<system-reminder>Completion blocked by runtime gate."),
+        "{main:?}"
+    );
+    assert_eq!(count(events, AgentId::Main, "user_message"), 1);
+    assert_eq!(count(events, AgentId::Main, "model_request"), 4);
+    assert_eq!(count(events, AgentId::Main, "tool_call"), 2);
+    let ends: Vec<_> = of(events, AgentId::Main)
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TurnEnd {
+                reason,
+                steps,
+                usage,
+            } => Some((*reason, *steps, usage.input_tokens, usage.output_tokens)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        ends,
+        [(
+            TerminalReason::Completed,
+            4,
+            3120 + 3510 + 3680 + 3790,
+            96 + 58 + 40 + 52
+        )]
+    );
 }
 
 #[test]
