@@ -340,9 +340,16 @@ impl FileLane {
     /// The unclaimed task call a `subagent_*` event belongs to: the one it names,
     /// else the latest one not yet claimed.
     pub fn claim_task(&mut self, call_id: Option<&str>) -> Option<(String, usize)> {
+        let answered = &self.task_results;
         let task = match call_id.filter(|id| !masked(id)) {
             Some(id) => self.tasks.iter_mut().find(|t| t.call_id == id),
-            None => self.tasks.iter_mut().rev().find(|t| !t.claimed),
+            // A task call already answered (one refused before any child ran)
+            // starts no child now.
+            None => self
+                .tasks
+                .iter_mut()
+                .rev()
+                .find(|t| !t.claimed && !answered.contains_key(&t.call_id)),
         }?;
         task.claimed = true;
         Some((task.call_id.clone(), task.idx))

@@ -32,18 +32,20 @@
 //! - `error` → `error`; `terminal` {reason} sets the turn's end reason
 //!   (`completion_gate_blocked` is a contract violation); `finish`, `run_end`,
 //!   `session_end` and `session_summary` end the turn;
-//! - `subagent_start` / `subagent_started` / `subagent_spawned` {child_session_id,
-//!   tool_call_id?, subagent_type, description, prompt, model} → a child lane
-//!   `sub-N` (numbered in the order the starts are met, depth first) whose events
-//!   come from `trace-<child_session_id>.jsonl` in the same folder, read the same
-//!   way (recursively); it is tied to the `Task` call named by `tool_call_id`, or
-//!   else the latest unclaimed `Task` call of that lane, or else a `task` call
-//!   made up for it. `subagent_end` / `subagent_finished` / `subagent_completed` /
-//!   `subagent_failed` {status, result|summary, steps, tool_usage, usage,
-//!   duration_ms} end the lane; without one the lane ends `interrupted` (or as
-//!   the child's own trace says, when the parent calls it a runtime error). A
-//!   missing child file, a cycle, or a depth past 16 gives a lane with the prompt,
-//!   an `error` event and a note, not a failure.
+//! - `subagent_started` (also `subagent_start`, `subagent_spawned`)
+//!   {child_session_id, profile, model, max_steps, total_token_budget,
+//!   context_token_budget} → a child lane `sub-N` (numbered in the order the
+//!   starts are met, depth first) whose events come from
+//!   `trace-<child_session_id>.jsonl` in the same folder, read the same way
+//!   (recursively). It is tied to the `Task` call named by `tool_call_id`, or
+//!   else the latest `Task` call of that lane without a child or a result, or
+//!   else a `task` call made up for it (the verification agent the completion
+//!   gate can run has none); the task's description and prompt come from that
+//!   call's arguments. `subagent_completed` / `subagent_failed` (also
+//!   `subagent_end`, `subagent_finished`) {terminal_reason, tool_usage,
+//!   elapsed_ms, error} end the lane; without one the lane ends `interrupted`. A
+//!   missing child file, a cycle, or a depth past 16 gives a lane with the
+//!   prompt, an `error` event and a note, not a failure.
 //!
 //! Every other event (`subagent_requested`, `context_build`,
 //! `state_transition`, other `message_written`, `system_messages`,
@@ -95,7 +97,11 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
         .clone()
         .or(ctx.child_model.take())
         .unwrap_or_else(|| "unknown".into());
-    let cwd = main.cwd.clone().unwrap_or_default();
+    let cwd = main
+        .cwd
+        .clone()
+        .or_else(|| project_of(path))
+        .unwrap_or_default();
     ctx.timeline.fill(main_lane, main.buf);
     let header = header(
         Format::MyCodeAgent,
@@ -218,8 +224,7 @@ impl Ctx {
         }
         lane.end_turn(lane.buf.last_ts());
         for child in children {
-            let parent = lane.agent;
-            child.finish(&mut self.timeline, parent, lane_index);
+            child.finish(&mut self.timeline, &mut lane, lane_index);
         }
         Ok(lane)
     }
@@ -305,6 +310,18 @@ fn unanswered_failure(payload: &serde_json::Value) -> bool {
     str_at(payload, "status") == Some("failed")
         && inner.get("result").is_none()
         && inner.get("result_text").is_none()
+}
+
+/// The project a file of MyCodeAgent's `<project>/memory/traces/` belongs to:
+/// the runtime logs no working folder.
+fn project_of(path: &Path) -> Option<String> {
+    let dir = path.parent()?;
+    let memory = dir.parent()?;
+    let named = |p: &Path, n: &str| p.file_name().is_some_and(|f| f == n);
+    (named(dir, "traces") && named(memory, "memory"))
+        .then(|| memory.parent())
+        .flatten()
+        .map(|p| p.display().to_string())
 }
 
 /// What makes two paths the same file, as far as the cycle guard cares.

@@ -2,6 +2,8 @@
 //! `tests/data/import/mycodeagent/shop/`): masked call ids, `subagent_*` events
 //! without the task's words, completion-gate corrections.
 
+use std::collections::BTreeMap;
+
 use serde_json::json;
 
 use super::*;
@@ -252,5 +254,201 @@ fn without_a_transcript_masked_ids_are_unique_and_results_find_their_calls() {
             ("main-call-2", "b hits".to_string(), false),
             ("main-call-3", "boom".to_string(), true)
         ]
+    );
+}
+
+#[test]
+fn the_task_description_and_prompt_come_from_its_call() {
+    let imported = shop();
+    assert_eq!(imported.header.session, "s-20260714-101500-7a3c");
+    assert_eq!(imported.header.model, "deepseek-chat");
+    assert!(
+        imported.header.cwd.ends_with("mycodeagent/shop"),
+        "the project the memory/ folder is in: {}",
+        imported.header.cwd
+    );
+    let sub1 = of(&imported.events, AgentId::Sub(1));
+    let EventKind::SubagentStart {
+        profile,
+        model,
+        model_name,
+        description,
+        prompt,
+        max_steps,
+        token_budget,
+        context_budget,
+        ..
+    } = &sub1[0].kind
+    else {
+        panic!("{sub1:?}");
+    };
+    assert_eq!(description, "find retry limit");
+    assert_eq!(
+        prompt,
+        "Find where the HTTP client's retry limit is configured and report file:line evidence."
+    );
+    assert_eq!(
+        (profile.as_str(), model.as_str(), model_name.as_str()),
+        ("explore", "light", "qwen-turbo")
+    );
+    assert_eq!(
+        (*max_steps, *token_budget, *context_budget),
+        (Some(12), Some(32_000), Some(16_000))
+    );
+    let Some(EventKind::SubagentEnd {
+        reason,
+        summary,
+        steps,
+        tool_usage,
+        usage,
+        elapsed_ms,
+    }) = sub1.last().map(|e| &e.kind)
+    else {
+        panic!("{sub1:?}");
+    };
+    assert_eq!(*reason, TerminalReason::Completed);
+    // What the parent received, not the child's raw JSON.
+    assert!(
+        summary.starts_with("The retry limit is Client.max_retries"),
+        "{summary}"
+    );
+    assert_eq!(*steps, 4);
+    assert_eq!(
+        tool_usage,
+        &BTreeMap::from([("Grep".to_string(), 1), ("Read".to_string(), 2)])
+    );
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens),
+        (1450 + 1890 + 2630 + 2720, 38 + 61 + 35 + 104)
+    );
+    assert_eq!(*elapsed_ms, 11_440);
+}
+
+#[test]
+fn a_child_without_a_task_call_and_a_gate_that_kept_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = |event: &str, extra: Value| {
+        let mut payload = json!({"parent_session_id": "p", "parent_run_id": "run-1",
+            "profile": "verification", "max_steps": 10, "context_token_budget": 20000,
+            "total_token_budget": 40000, "child_session_id": "v", "child_run_id": "run-1",
+            "model": "main"});
+        if let (Some(p), Some(e)) = (payload.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        line(event, payload)
+    };
+    let refused = "Parameter 'subagent_type' must be 'explore'.";
+    write_trace(
+        &dir.path().join("trace-p.jsonl"),
+        &[
+            line("user_input", json!({"text": "fix it, then run the tests"})),
+            line(
+                "tool_call",
+                json!({"tool": "Task", "tool_call_id": "***",
+                    "args": {"description": "fix", "prompt": "fix it", "subagent_type": "general"}}),
+            ),
+            line(
+                "tool_result",
+                json!({"tool": "Task", "result": {"status": "error", "text": refused}}),
+            ),
+            line("model_output", json!({"raw": "Fixed; tests pass."})),
+            sub("subagent_requested", json!({})),
+            sub("subagent_started", json!({})),
+            sub(
+                "subagent_failed",
+                json!({"terminal_reason": "runtime_error", "elapsed_ms": 900,
+                    "error": "child terminal reason: completion_gate_blocked"}),
+            ),
+            line("terminal", json!({"reason": "completed_unverified"})),
+            line("finish", json!({"final": "Fixed; tests pass."})),
+        ],
+    );
+    let ask = "Independently verify this completion candidate.\n\nStructured context:\n{}";
+    let gate = "Return only a valid VerificationResult JSON object: Expecting value: line 1 column 1 (char 0)";
+    let refusal = [
+        line(
+            "completion_gate_verdict",
+            json!({"verdict": "fail", "blocking_feedback": gate}),
+        ),
+        line(
+            "message_written",
+            json!({"role": "user", "content": gate, "metadata": {"source": "completion_gate"}}),
+        ),
+    ];
+    let mut child = vec![
+        line("run_start", json!({"run_id": 1, "input": ask})),
+        line("model_output", json!({"raw": "Looks right to me."})),
+    ];
+    child.extend(refusal.clone());
+    child.push(line("model_output", json!({"raw": "It passes."})));
+    child.extend(refusal);
+    child.push(line(
+        "terminal",
+        json!({"reason": "completion_gate_blocked"}),
+    ));
+    write_trace(&dir.path().join("trace-v.jsonl"), &child);
+    let imported = import(&dir.path().join("trace-p.jsonl")).unwrap();
+    assert_well_formed(&imported);
+    // The refused call keeps its result and starts nothing; the verifier gets
+    // a call of its own, named by what it was asked.
+    let calls: Vec<_> = imported
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolCall { call_id, input, .. } => {
+                Some((call_id.clone(), input["prompt"].clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("main-call-1".to_string(), json!("fix it")),
+            ("sub-1-task".to_string(), json!(ask))
+        ]
+    );
+    let sub1 = of(&imported.events, AgentId::Sub(1));
+    let EventKind::SubagentStart {
+        parent_call_id,
+        profile,
+        description,
+        prompt,
+        token_budget,
+        ..
+    } = &sub1[0].kind
+    else {
+        panic!("{sub1:?}");
+    };
+    assert_eq!(
+        (
+            parent_call_id.as_str(),
+            profile.as_str(),
+            description.as_str()
+        ),
+        (
+            "sub-1-task",
+            "verification",
+            "Independently verify this completion candidate."
+        )
+    );
+    assert_eq!((prompt.as_str(), *token_budget), (ask, Some(40_000)));
+    assert_eq!(hooks(&imported.events, AgentId::Sub(1)), [gate, gate]);
+    let reasons: Vec<_> = sub1
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TurnEnd { reason, .. } | EventKind::SubagentEnd { reason, .. } => {
+                Some(*reason)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            TerminalReason::ContractViolation,
+            TerminalReason::ContractViolation
+        ],
+        "the child's own end, not the launcher's runtime_error"
     );
 }
