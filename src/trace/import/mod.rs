@@ -39,7 +39,8 @@ pub enum Format {
     Brood,
     /// A Claude Code session file (`~/.claude/projects/<project>/<session>.jsonl`).
     ClaudeCode,
-    /// A MyCodeAgent trace (`trace-<session>.jsonl`).
+    /// A MyCodeAgent trace (`trace-<session>.jsonl`) or transcript
+    /// (`memory/transcripts/transcript-<session>.jsonl`).
     MyCodeAgent,
 }
 
@@ -66,7 +67,7 @@ impl fmt::Display for Format {
 
 /// The formats brood reads, for messages that must say so.
 pub const KNOWN_FORMATS: &str = "brood traces, Claude Code session files (~/.claude/projects/<project>/<session>.jsonl) \
-     and MyCodeAgent traces (trace-<session>.jsonl)";
+     and MyCodeAgent traces (trace-<session>.jsonl) and transcripts (transcript-<session>.jsonl)";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {

@@ -96,6 +96,12 @@ impl ChildRec {
         }
     }
 
+    /// Records how the child ended when no `subagent_*` event says so (a
+    /// transcript has only the parent's result of the call).
+    pub fn ended(&mut self, ts: Option<i64>, payload: Value, failed: bool) {
+        self.end = Some((ts, payload, failed));
+    }
+
     /// Builds the child's lane (start, prompt, its events, end) into `timeline`,
     /// gated on the parent's call and result.
     pub fn finish(self, timeline: &mut Timeline, parent_file: &mut FileLane, parent_lane: usize) {
@@ -188,7 +194,7 @@ impl ChildRec {
             buf.push(
                 end_ts,
                 EventKind::Error {
-                    message: format!("no trace of this subagent: {problem}"),
+                    message: format!("no record of this subagent: {problem}"),
                 },
             );
         }

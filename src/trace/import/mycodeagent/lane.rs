@@ -337,6 +337,21 @@ impl FileLane {
         }
     }
 
+    /// When the call `call_id` was made, if this lane made it.
+    pub fn call_ts(&self, call_id: &str) -> Option<i64> {
+        self.calls.get(call_id).and_then(|(_, ts)| *ts)
+    }
+
+    /// Whether `call_id` is a call of this lane that has no result yet.
+    pub fn is_open(&self, call_id: &str) -> bool {
+        self.open_calls.iter().any(|(id, _, _)| id == call_id)
+    }
+
+    /// Whether this lane made the call `call_id`.
+    pub fn has_call(&self, call_id: &str) -> bool {
+        self.calls.contains_key(call_id)
+    }
+
     /// The unclaimed task call a `subagent_*` event belongs to: the one it names,
     /// else the latest one not yet claimed.
     pub fn claim_task(&mut self, call_id: Option<&str>) -> Option<(String, usize)> {

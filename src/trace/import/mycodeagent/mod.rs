@@ -1,5 +1,6 @@
-//! MyCodeAgent traces (`memory/traces/trace-<session>.jsonl`, lines
-//! `{ts, session_id, step, event, payload}`).
+//! MyCodeAgent sessions: traces (`memory/traces/trace-<session>.jsonl`, lines
+//! `{ts, session_id, step, event, payload}`) and transcripts (see
+//! `transcript.rs`), told apart by their lines.
 //!
 //! The trace's shape follows MyCodeAgent's public code: `TraceLogger`
 //! (`extensions/tracing/logger.py`; once `core/context_engine/trace_logger.py`),
@@ -55,6 +56,7 @@
 mod children;
 mod ids;
 mod lane;
+mod transcript;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -70,8 +72,30 @@ use lane::FileLane;
 /// How deep children of children are followed.
 const MAX_DEPTH: usize = 16;
 
-/// Imports a MyCodeAgent trace with its children's traces.
+/// Which of MyCodeAgent's two files a session is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `memory/traces/trace-<session>.jsonl`: diagnostics, with tokens.
+    Trace,
+    /// `memory/transcripts/transcript-<session>.jsonl`: the durable facts.
+    Transcript,
+}
+
+impl Kind {
+    fn word(self) -> &'static str {
+        match self {
+            Kind::Trace => "trace",
+            Kind::Transcript => "transcript",
+        }
+    }
+}
+
+/// Imports a MyCodeAgent trace or transcript with its children's.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
+    let kind = match transcript::is_transcript(path)? {
+        true => Kind::Transcript,
+        false => Kind::Trace,
+    };
     let mut ctx = Ctx {
         dir: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
         timeline: Timeline::default(),
@@ -82,13 +106,15 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
     };
     ctx.visited.insert(identity(path));
     let main_lane = ctx.timeline.add_lane(AgentId::Main);
-    let main = ctx.load(path, AgentId::Main, main_lane, 0)?;
+    let main = ctx.read(kind, path, AgentId::Main, main_lane, 0)?;
     let session = main.session_id.clone().unwrap_or_else(|| {
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        stem.strip_prefix("trace-")
+        ["trace-", "transcript-"]
+            .iter()
+            .find_map(|p| stem.strip_prefix(p))
             .map(String::from)
             .unwrap_or(stem)
     });
@@ -103,7 +129,7 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
         .or_else(|| project_of(path))
         .unwrap_or_default();
     ctx.timeline.fill(main_lane, main.buf);
-    let header = header(
+    let mut header = header(
         Format::MyCodeAgent,
         path,
         session,
@@ -111,6 +137,16 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
         cwd,
         model,
     );
+    if kind == Kind::Transcript {
+        header.note = Some(format!(
+            "imported from MyCodeAgent transcript {}",
+            path.display()
+        ));
+        ctx.report.notes.push(
+            "a MyCodeAgent transcript records no token counts (its trace-<session>.jsonl does)"
+                .into(),
+        );
+    }
     let Ctx {
         timeline, report, ..
     } = ctx;
@@ -137,6 +173,21 @@ struct Ctx {
 }
 
 impl Ctx {
+    /// Reads one file of either kind into a lane.
+    fn read(
+        &mut self,
+        kind: Kind,
+        path: &Path,
+        agent: AgentId,
+        lane_index: usize,
+        depth: usize,
+    ) -> Result<FileLane, ImportError> {
+        match kind {
+            Kind::Trace => self.load(path, agent, lane_index, depth),
+            Kind::Transcript => self.load_transcript(path, agent, lane_index, depth),
+        }
+    }
+
     /// Reads one trace file into a lane; its children's lanes go straight into
     /// the timeline.
     fn load(
@@ -207,7 +258,7 @@ impl Ctx {
                 "terminal" => lane.terminal(payload),
                 "finish" | "run_end" | "session_end" | "session_summary" => lane.end_turn(ts),
                 "subagent_start" | "subagent_started" | "subagent_spawned" => {
-                    let child = self.start_child(&mut lane, ts, payload, depth)?;
+                    let child = self.start_child(Kind::Trace, &mut lane, ts, payload, depth)?;
                     children.push(child);
                 }
                 "subagent_end" | "subagent_finished" | "subagent_completed" | "subagent_failed" => {
@@ -249,9 +300,11 @@ impl Ctx {
         Ok(())
     }
 
-    /// Opens a child lane and reads the child's trace into it.
+    /// Opens a child lane and reads the child's file (of the parent's kind)
+    /// into it.
     fn start_child(
         &mut self,
+        kind: Kind,
         lane: &mut FileLane,
         ts: Option<i64>,
         payload: &serde_json::Value,
@@ -265,20 +318,34 @@ impl Ctx {
             child.problem = Some("its subagent_start names no child_session_id".into());
             return Ok(child);
         };
-        let path = self.dir.join(format!("trace-{session}.jsonl"));
+        let names = match kind {
+            Kind::Trace => vec![format!("trace-{session}.jsonl")],
+            Kind::Transcript => vec![
+                format!("transcript-subagent-{session}.jsonl"),
+                format!("transcript-{session}.jsonl"),
+            ],
+        };
+        let candidates: Vec<PathBuf> = names.iter().map(|n| self.dir.join(n)).collect();
+        let path = candidates
+            .iter()
+            .find(|p| p.is_file())
+            .or(candidates.first())
+            .cloned()
+            .unwrap_or_default();
+        let word = kind.word();
         let problem = if depth + 1 > MAX_DEPTH {
             Some(format!(
                 "children deeper than {MAX_DEPTH} levels are not followed"
             ))
         } else if !path.is_file() {
-            Some(format!("its trace {} was not found", path.display()))
+            Some(format!("its {word} {} was not found", path.display()))
         } else if !self.visited.insert(identity(&path)) {
             Some(format!(
-                "its trace {} was already read (a cycle)",
+                "its {word} {} was already read (a cycle)",
                 path.display()
             ))
         } else {
-            match self.load(&path, agent, child_lane, depth + 1) {
+            match self.read(kind, &path, agent, child_lane, depth + 1) {
                 Ok(loaded) => {
                     self.report.children_loaded += 1;
                     self.child_model = self.child_model.take().or(loaded.model.clone());
@@ -312,13 +379,13 @@ fn unanswered_failure(payload: &serde_json::Value) -> bool {
         && inner.get("result_text").is_none()
 }
 
-/// The project a file of MyCodeAgent's `<project>/memory/traces/` belongs to:
-/// the runtime logs no working folder.
+/// The project a file of MyCodeAgent's `<project>/memory/traces/` (or
+/// `memory/transcripts/`) belongs to: the runtime logs no working folder.
 fn project_of(path: &Path) -> Option<String> {
     let dir = path.parent()?;
     let memory = dir.parent()?;
     let named = |p: &Path, n: &str| p.file_name().is_some_and(|f| f == n);
-    (named(dir, "traces") && named(memory, "memory"))
+    ((named(dir, "traces") || named(dir, "transcripts")) && named(memory, "memory"))
         .then(|| memory.parent())
         .flatten()
         .map(|p| p.display().to_string())

@@ -9,6 +9,8 @@ use crate::event::TerminalReason;
 
 #[path = "mycodeagent_real.rs"]
 mod real;
+#[path = "mycodeagent_transcript.rs"]
+mod transcript;
 
 fn sample() -> Imported {
     let imported = import(&data(MCA)).unwrap();
