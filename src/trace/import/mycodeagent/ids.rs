@@ -11,6 +11,7 @@
 //! `params_input` their envelope repeats; concurrent calls can finish in any
 //! order, so neither match relies on position alone.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -42,24 +43,56 @@ pub(super) fn transcript_for(dir: &Path, session: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-struct Call {
+/// How far past the oldest unused entry a match is looked for: the trace and
+/// the transcript log the same calls in nearly the same order (concurrent calls
+/// of one batch can swap), so a fitting entry is close, and a long session
+/// stays linear.
+const WINDOW: usize = 64;
+
+struct Entry {
     name: String,
     id: String,
-    args: Value,
     used: bool,
 }
 
-struct Finish {
-    name: String,
-    id: String,
-    used: bool,
+/// Entries in transcript order; those before `next` are all used.
+#[derive(Default)]
+struct Queue {
+    entries: Vec<Entry>,
+    next: usize,
+}
+
+impl Queue {
+    /// Takes the first unused entry of `name` near the front that `prefer`
+    /// accepts, else the first of `name`.
+    fn take(&mut self, name: &str, prefer: impl Fn(&str) -> bool) -> Option<String> {
+        while self.entries.get(self.next).is_some_and(|e| e.used) {
+            self.next += 1;
+        }
+        let near = self.entries.get(self.next..)?.iter().take(WINDOW);
+        let fits: Vec<usize> = near
+            .enumerate()
+            .filter(|(_, e)| !e.used && e.name == name)
+            .map(|(i, _)| self.next + i)
+            .collect();
+        let i = fits
+            .iter()
+            .copied()
+            .find(|&i| prefer(&self.entries[i].id))
+            .or(fits.first().copied())?;
+        let entry = &mut self.entries[i];
+        entry.used = true;
+        Some(entry.id.clone())
+    }
 }
 
 /// The real ids of one transcript's calls and results, in order.
 #[derive(Default)]
 pub(super) struct CallIds {
-    calls: Vec<Call>,
-    finishes: Vec<Finish>,
+    calls: Queue,
+    finishes: Queue,
+    /// Each call's arguments, by id.
+    args: HashMap<String, Value>,
 }
 
 impl CallIds {
@@ -79,19 +112,18 @@ impl CallIds {
             ) else {
                 continue;
             };
-            let (name, id) = (name.to_string(), id.to_string());
+            let entry = Entry {
+                name: name.to_string(),
+                id: id.to_string(),
+                used: false,
+            };
             match str_at(p, "status").unwrap_or_default() {
-                "requested" => ids.calls.push(Call {
-                    name,
-                    id,
-                    args: p.get("args").cloned().unwrap_or(Value::Null),
-                    used: false,
-                }),
-                "completed" | "failed" => ids.finishes.push(Finish {
-                    name,
-                    id,
-                    used: false,
-                }),
+                "requested" => {
+                    let args = p.get("args").cloned().unwrap_or(Value::Null);
+                    ids.args.insert(entry.id.clone(), args);
+                    ids.calls.entries.push(entry);
+                }
+                "completed" | "failed" => ids.finishes.entries.push(entry),
                 _ => {}
             }
         }
@@ -100,32 +132,17 @@ impl CallIds {
 
     /// The id of the next call of `name`, preferring one made with `args`.
     pub fn call(&mut self, name: &str, args: &Value) -> Option<String> {
-        let open = |c: &Call| !c.used && c.name == name;
-        let i = self
-            .calls
-            .iter()
-            .position(|c| open(c) && c.args == *args)
-            .or_else(|| self.calls.iter().position(open))?;
-        let pick = &mut self.calls[i];
-        pick.used = true;
-        Some(pick.id.clone())
+        let made = &self.args;
+        self.calls
+            .take(name, |id| made.get(id).is_some_and(|a| a == args))
     }
 
     /// The id of the next result of `name`, preferring the call made with
     /// `args` (the result's `params_input`).
     pub fn result(&mut self, name: &str, args: Option<&Value>) -> Option<String> {
-        let made_with =
-            |id: &str| args.is_some_and(|a| self.calls.iter().any(|c| c.id == id && c.args == *a));
-        let fits: Vec<usize> = (0..self.finishes.len())
-            .filter(|&i| !self.finishes[i].used && self.finishes[i].name == name)
-            .collect();
-        let i = fits
-            .iter()
-            .copied()
-            .find(|&i| made_with(&self.finishes[i].id))
-            .or(fits.first().copied())?;
-        let finish = &mut self.finishes[i];
-        finish.used = true;
-        Some(finish.id.clone())
+        let made = &self.args;
+        self.finishes.take(name, |id| {
+            args.is_some_and(|a| made.get(id).is_some_and(|m| m == a))
+        })
     }
 }

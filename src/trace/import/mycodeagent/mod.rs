@@ -200,6 +200,7 @@ impl Ctx {
         let mut lines = JsonLines::open(path)?;
         let mut lane = FileLane::new(agent);
         let mut children: Vec<ChildRec> = Vec::new();
+        let mut ids_sought = false;
         while let Some((no, line)) = lines.next_value(&mut self.report)? {
             let Some(event) = str_at(&line, "event") else {
                 lines.bad(&mut self.report, no, "no \"event\" name");
@@ -209,6 +210,9 @@ impl Ctx {
             let payload = line.get("payload").unwrap_or(&serde_json::Value::Null);
             if lane.session_id.is_none() {
                 lane.session_id = str_at(&line, "session_id").map(String::from);
+            }
+            if !ids_sought {
+                ids_sought = true;
                 self.find_ids(&mut lane, path)?;
             }
             if lane.cwd.is_none() {

@@ -452,3 +452,33 @@ fn a_child_without_a_task_call_and_a_gate_that_kept_blocking() {
         "the child's own end, not the launcher's runtime_error"
     );
 }
+
+#[test]
+fn a_traces_transcript_is_read_once_even_when_its_lines_name_no_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let bare = |event: &str, payload: Value| json!({"ts": 1_767_000_000, "event": event, "payload": payload});
+    let calls: Vec<Value> = (1..=3)
+        .map(|n| {
+            bare(
+                "tool_call",
+                json!({"tool": "Read", "args": {"path": format!("{n}.py")}, "tool_call_id": "***"}),
+            )
+        })
+        .collect();
+    write_trace(&dir.path().join("trace-s9.jsonl"), &calls);
+    let fact = |n: u32| {
+        json!({"event_id": format!("e{n}"), "timestamp": "2026-07-14T10:00:00Z", "session_id": "s9",
+            "run_id": "run-1", "step": 1, "event_type": "tool_lifecycle", "schema_version": 1,
+            "payload": {"tool_name": "Read", "tool_call_id": format!("real-{n}"), "status": "requested",
+                "args": {"path": format!("{n}.py")}}})
+    };
+    let text = format!("{}\nnot json\n{}\n{}\n", fact(1), fact(2), fact(3));
+    std::fs::write(dir.path().join("transcript-s9.jsonl"), text).unwrap();
+    let imported = import(&dir.path().join("trace-s9.jsonl")).unwrap();
+    assert_eq!(
+        pairs(&imported.events, AgentId::Main),
+        ["call real-1 Read", "call real-2 Read", "call real-3 Read"]
+    );
+    let bad: Vec<_> = imported.bad_lines.iter().map(|b| b.line).collect();
+    assert_eq!(bad, [2], "{:?}", imported.bad_lines);
+}
