@@ -100,6 +100,13 @@ fn classify(line: &Value) -> Option<Format> {
     if is_codex(line) {
         return Some(Format::Codex);
     }
+    // A MyCodeAgent transcript fact (`memory/transcripts/transcript-*.jsonl`).
+    if str_at(line, "event_type").is_some()
+        && line.get("payload").is_some_and(Value::is_object)
+        && (line.get("schema_version").is_some() || line.get("run_id").is_some())
+    {
+        return Some(Format::MyCodeAgent);
+    }
     let kind = str_at(line, "type")?;
     let claude_type = CLAUDE_TYPES.contains(&kind);
     let claude_fields = CLAUDE_FIELDS.iter().any(|f| line.get(f).is_some());

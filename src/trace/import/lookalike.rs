@@ -22,7 +22,8 @@ pub enum Lookalike {
     /// the JSON Lines of newer versions, whose first line has `sessionId` and
     /// `projectHash`.
     GeminiChat,
-    /// A MyCodeAgent transcript (`memory/transcripts/…`): messages with roles.
+    /// Chat messages with roles, one a line (MyCodeAgent's real transcripts,
+    /// facts with an `event_type`, are read).
     MyCodeAgentTranscript,
     /// A `format` field that is not brood's.
     OtherTrace,
@@ -39,7 +40,7 @@ impl Lookalike {
             Lookalike::CodexRollout => "a Codex CLI rollout: `brood replay FILE` reads it",
             Lookalike::GeminiChat => "a Gemini CLI chat, which brood does not read yet",
             Lookalike::MyCodeAgentTranscript => {
-                "a MyCodeAgent transcript; replay its trace-*.jsonl instead"
+                "chat messages (a role and content a line), which brood does not read"
             }
             Lookalike::OtherTrace => "a trace of another format (its `format` is not brood-trace)",
             Lookalike::JsonLines => "JSON Lines, but of none of these formats",

@@ -43,7 +43,8 @@ pub enum Format {
     Brood,
     /// A Claude Code session file (`~/.claude/projects/<project>/<session>.jsonl`).
     ClaudeCode,
-    /// A MyCodeAgent trace (`trace-<session>.jsonl`).
+    /// A MyCodeAgent trace (`trace-<session>.jsonl`) or transcript
+    /// (`memory/transcripts/transcript-<session>.jsonl`).
     MyCodeAgent,
     /// A Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
     Codex,
@@ -75,7 +76,7 @@ impl fmt::Display for Format {
 /// The formats brood reads, for messages that must say so.
 pub const KNOWN_FORMATS: &str = "brood traces, Claude Code session files (~/.claude/projects/<project>/<session>.jsonl), \
      Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) \
-     and MyCodeAgent traces (trace-<session>.jsonl)";
+     and MyCodeAgent traces (trace-<session>.jsonl) and transcripts (transcript-<session>.jsonl)";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {

@@ -1,4 +1,10 @@
 //! A MyCodeAgent child between its `subagent_start` and its lane's end.
+//!
+//! MyCodeAgent's launcher (`runtime/subagents.py`) logs `subagent_requested`,
+//! `subagent_started` and `subagent_completed` / `subagent_failed` with ids,
+//! profile, model role and budgets, but neither the task's description nor its
+//! prompt: those are the arguments of the parent's `Task` call
+//! (`tools/builtin/task.py`), which is where they are taken from.
 
 use std::collections::BTreeMap;
 
@@ -25,6 +31,8 @@ pub(super) struct ChildRec {
     end: Option<(Option<i64>, Value, bool)>,
     /// The parent's result of the call: index of its `tool_result`.
     result_idx: Option<usize>,
+    /// The parent's trace logged no call for this child; one was made up.
+    made_up: bool,
     /// A result made up at `subagent_end`, taken back if the real one comes.
     provisional: Option<usize>,
 }
@@ -42,7 +50,9 @@ impl ChildRec {
         let session =
             first_str(payload, &["child_session_id", "session_id", "child_id"]).map(String::from);
         let named = first_str(payload, &["tool_call_id", "parent_call_id", "call_id"]);
-        let (call_id, call_idx) = parent.claim_task(named).unwrap_or_else(|| {
+        let claimed = parent.claim_task(named);
+        let made_up = claimed.is_none();
+        let (call_id, call_idx) = claimed.unwrap_or_else(|| {
             let call_id = named
                 .map(String::from)
                 .unwrap_or_else(|| format!("{agent}-task"));
@@ -63,31 +73,79 @@ impl ChildRec {
             (call_id, idx)
         });
         let result_idx = parent.task_results.get(&call_id).copied();
+        let args = match parent.buf.events.get(call_idx) {
+            Some(Some(Pending {
+                kind: EventKind::ToolCall { input, .. },
+                ..
+            })) => Some(input.clone()),
+            _ => None,
+        };
         ChildRec {
             lane_index,
             session,
             call_id,
             call_idx,
             start_ts: ts,
-            start: payload.clone(),
+            start: with_task_args(payload, args.as_ref()),
             lane: None,
             problem: None,
             end: None,
             result_idx,
+            made_up,
             provisional: None,
         }
     }
 
+    /// Records how the child ended when no `subagent_*` event says so (a
+    /// transcript has only the parent's result of the call).
+    pub fn ended(&mut self, ts: Option<i64>, payload: Value, failed: bool) {
+        self.end = Some((ts, payload, failed));
+    }
+
     /// Builds the child's lane (start, prompt, its events, end) into `timeline`,
     /// gated on the parent's call and result.
-    pub fn finish(self, timeline: &mut Timeline, parent: AgentId, parent_lane: usize) {
+    pub fn finish(self, timeline: &mut Timeline, parent_file: &mut FileLane, parent_lane: usize) {
+        let parent = parent_file.agent;
         let start = &self.start;
         let (mut buf, model) = match self.lane {
             Some(l) => (l.buf, l.model),
             None => (Default::default(), None),
         };
         let stats = buf.stats();
-        let prompt = prompt_of(start);
+        // A child no task call started (MyCodeAgent's verification agent) is
+        // known by what it was asked.
+        let first_prompt = buf.iter().find_map(|p| match &p.kind {
+            EventKind::UserMessage { text } => Some(text.clone()),
+            _ => None,
+        });
+        let mut prompt = prompt_of(start);
+        if prompt.is_empty() {
+            prompt = first_prompt.unwrap_or_default();
+        }
+        let description = match first_str(start, &["description"]) {
+            Some(d) => d.to_string(),
+            None => prompt.lines().next().unwrap_or_default().trim().to_string(),
+        };
+        if self.made_up
+            && let Some(Some(Pending {
+                kind: EventKind::ToolCall { input, .. },
+                ..
+            })) = parent_file.buf.events.get_mut(self.call_idx)
+        {
+            input["description"] = description.clone().into();
+            input["prompt"] = prompt.clone().into();
+        }
+        let answer = self
+            .result_idx
+            .and_then(|i| parent_file.buf.events.get(i))
+            .and_then(|p| match p {
+                Some(Pending {
+                    kind: EventKind::ToolResult { content, .. },
+                    ..
+                }) => Some(content.to_string()),
+                _ => None,
+            })
+            .filter(|c| !c.trim().is_empty());
         let role = first_str(start, &["model"]).unwrap_or("main");
         let (model_role, named_model) = match role {
             "light" | "main" => (role.to_string(), None),
@@ -98,7 +156,7 @@ impl ChildRec {
             kind: EventKind::SubagentStart {
                 parent,
                 parent_call_id: self.call_id.clone(),
-                profile: first_str(start, &["subagent_type", "profile", "agent_type"])
+                profile: first_str(start, &["profile", "subagent_type", "agent_type"])
                     .unwrap_or("general")
                     .to_string(),
                 model: model_role,
@@ -107,13 +165,13 @@ impl ChildRec {
                     .or(model)
                     .or(named_model)
                     .unwrap_or_default(),
-                description: first_str(start, &["description"])
-                    .unwrap_or_default()
-                    .to_string(),
+                description,
                 prompt: prompt.clone(),
                 max_steps: u64_at(start, "max_steps").map(|n| n.min(u64::from(u32::MAX)) as u32),
-                token_budget: u64_at(start, "token_budget"),
-                context_budget: u64_at(start, "context_budget"),
+                token_budget: u64_at(start, "token_budget")
+                    .or_else(|| u64_at(start, "total_token_budget")),
+                context_budget: u64_at(start, "context_budget")
+                    .or_else(|| u64_at(start, "context_token_budget")),
             },
         }];
         let has_prompt = buf
@@ -136,12 +194,11 @@ impl ChildRec {
             buf.push(
                 end_ts,
                 EventKind::Error {
-                    message: format!("no trace of this subagent: {problem}"),
+                    message: format!("no record of this subagent: {problem}"),
                 },
             );
         }
         let end = Ending::from(self.end.as_ref().map(|(_, p, failed)| (p, *failed)));
-        let reason = end.reason;
         // The child's own last turn says how it ended as the parent saw it.
         let turn_end = buf.events.iter_mut().rev().flatten().find_map(|p| {
             if let EventKind::TurnEnd { reason: r, .. } = &mut p.kind {
@@ -150,6 +207,17 @@ impl ChildRec {
                 None
             }
         });
+        // MyCodeAgent's launcher calls every child that did not complete a
+        // `runtime_error`; the child's own trace knows better (max_steps, a
+        // gate that kept blocking…).
+        let reason = match turn_end.as_deref() {
+            Some(&own)
+                if end.reason == TerminalReason::ModelError && own != TerminalReason::Completed =>
+            {
+                own
+            }
+            _ => end.reason,
+        };
         match turn_end {
             Some(r) if *r == TerminalReason::Completed => *r = reason,
             Some(_) => {}
@@ -172,7 +240,11 @@ impl ChildRec {
             end_ts,
             EventKind::SubagentEnd {
                 reason,
-                summary: end.summary.or(stats.final_text).unwrap_or_default(),
+                summary: end
+                    .summary
+                    .or(answer)
+                    .or(stats.final_text)
+                    .unwrap_or_default(),
                 steps: end.steps.unwrap_or(stats.steps),
                 tool_usage: end.tool_usage.unwrap_or(stats.tool_usage),
                 usage: end.usage.unwrap_or(stats.usage),
@@ -243,6 +315,24 @@ impl Ending {
             elapsed_ms: u64_at(p, "duration_ms").or_else(|| u64_at(p, "elapsed_ms")),
         }
     }
+}
+
+/// The start payload with what the `Task` call's arguments say and it does not.
+fn with_task_args(payload: &Value, args: Option<&Value>) -> Value {
+    let mut merged = match payload {
+        Value::Object(_) => payload.clone(),
+        _ => Value::Object(Default::default()),
+    };
+    if let (Some(fields), Some(args)) = (merged.as_object_mut(), args) {
+        for key in ["description", "prompt", "subagent_type", "model"] {
+            if first_str(payload, &[key]).is_none()
+                && let Some(value) = first_str(args, &[key])
+            {
+                fields.insert(key.into(), value.into());
+            }
+        }
+    }
+    merged
 }
 
 /// The text a child was started with.

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::super::lines::{bool_at, display, first_str, str_at, u64_at};
 use super::super::timeline::{LaneBuf, reason_from};
+use super::ids::{CallIds, masked};
 use crate::event::{AgentId, EventKind, TerminalReason, Usage};
 use crate::protocol::TASK_TOOL;
 
@@ -31,8 +32,9 @@ pub(super) struct FileLane {
     messages: usize,
     turn: Option<Turn>,
     terminal: Option<TerminalReason>,
-    /// Calls without a result yet, in call order, for results that carry no id.
-    open_calls: Vec<(String, String)>,
+    /// Calls without a result yet, in call order, for results that carry no
+    /// id: (id, name, input).
+    open_calls: Vec<(String, String, Value)>,
     calls: HashMap<String, (String, Option<i64>)>,
     next_call: u32,
     pub tasks: Vec<TaskCall>,
@@ -41,6 +43,8 @@ pub(super) struct FileLane {
     pub model: Option<String>,
     pub session_id: Option<String>,
     pub cwd: Option<String>,
+    /// Real call ids from the session's transcript, for a trace that masks them.
+    pub ids: Option<CallIds>,
 }
 
 impl FileLane {
@@ -60,6 +64,7 @@ impl FileLane {
             model: None,
             session_id: None,
             cwd: None,
+            ids: None,
         }
     }
 
@@ -162,14 +167,21 @@ impl FileLane {
                 other => other.clone(),
             })
             .unwrap_or(Value::Null);
+        let raw_name = first_str(payload, &["tool", "name", "tool_name"]).unwrap_or("unknown");
         let call_id = match first_str(payload, &["tool_call_id", "call_id", "id"]) {
-            Some(id) => id.to_string(),
-            None => {
-                self.next_call += 1;
-                format!("{}-call-{}", self.agent, self.next_call)
-            }
+            Some(id) if !masked(id) => id.to_string(),
+            // Masked (`***`) or absent: the transcript's id, else a made-up
+            // one, unique so that results still pair with their own call.
+            _ => match self.ids.as_mut().and_then(|ids| ids.call(raw_name, &input)) {
+                Some(id) => id,
+                None => {
+                    self.next_call += 1;
+                    format!("{}-call-{}", self.agent, self.next_call)
+                }
+            },
         };
-        self.open_calls.push((call_id.clone(), name.clone()));
+        self.open_calls
+            .push((call_id.clone(), name.clone(), input.clone()));
         self.calls.insert(call_id.clone(), (name.clone(), ts));
         let idx = self.buf.push(
             ts,
@@ -192,36 +204,22 @@ impl FileLane {
     /// A tool result; returns the call id it answers.
     pub fn tool_result(&mut self, ts: Option<i64>, payload: &Value) -> String {
         let named = first_str(payload, &["tool", "name", "tool_name"]);
+        let result = ["result", "output", "observation", "content"]
+            .iter()
+            .find_map(|k| payload.get(*k))
+            .unwrap_or(&Value::Null);
+        // The envelope repeats the call's arguments (`context.params_input`).
+        let args = result.get("context").and_then(|c| c.get("params_input"));
         let call_id = match first_str(payload, &["tool_call_id", "call_id", "id"]) {
-            Some(id) => id.to_string(),
-            None => {
-                // No id: the oldest open call of that tool answers.
-                let i = self
-                    .open_calls
-                    .iter()
-                    .position(|(_, n)| {
-                        named.is_none_or(|t| {
-                            t == n || (n == TASK_TOOL && t.eq_ignore_ascii_case("task"))
-                        })
-                    })
-                    .unwrap_or(0);
-                if self.open_calls.is_empty() {
-                    String::new()
-                } else {
-                    self.open_calls.remove(i).0
-                }
-            }
+            Some(id) if !masked(id) => id.to_string(),
+            _ => self.answered_call(named, args),
         };
-        self.open_calls.retain(|(id, _)| *id != call_id);
+        self.open_calls.retain(|(id, _, _)| *id != call_id);
         let (name, call_ts) = self
             .calls
             .get(&call_id)
             .cloned()
             .unwrap_or_else(|| (named.unwrap_or("unknown").to_string(), None));
-        let result = ["result", "output", "observation", "content"]
-            .iter()
-            .find_map(|k| payload.get(*k))
-            .unwrap_or(&Value::Null);
         let (content, failed) = match result {
             Value::Object(_) => {
                 let text = first_str(result, &["text", "content", "output", "message", "error"])
@@ -240,10 +238,12 @@ impl FileLane {
             || bool_at(payload, "is_error")
             || str_at(payload, "status")
                 .is_some_and(|s| reason_from(s) != TerminalReason::Completed);
-        let duration_ms = u64_at(payload, "duration_ms").unwrap_or(match (ts, call_ts) {
-            (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
-            _ => 0,
-        });
+        let duration_ms = u64_at(payload, "duration_ms")
+            .or_else(|| result.get("stats").and_then(|s| u64_at(s, "time_ms")))
+            .unwrap_or(match (ts, call_ts) {
+                (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
+                _ => 0,
+            });
         self.messages += 1;
         let idx = self.buf.push(
             ts,
@@ -261,6 +261,55 @@ impl FileLane {
         call_id
     }
 
+    /// The open call a result without a usable id answers: the transcript's
+    /// next result of that tool if it names an open call, else the oldest open
+    /// call of that tool made with the same arguments, else the oldest of that
+    /// tool.
+    fn answered_call(&mut self, named: Option<&str>, args: Option<&Value>) -> String {
+        let from_transcript = named
+            .and_then(|n| self.ids.as_mut()?.result(n, args))
+            .filter(|id| self.open_calls.iter().any(|(open, _, _)| open == id));
+        if let Some(id) = from_transcript {
+            return id;
+        }
+        let of_tool = |n: &str| {
+            named.is_none_or(|t| t == n || (n == TASK_TOOL && t.eq_ignore_ascii_case("task")))
+        };
+        let same_args = self
+            .open_calls
+            .iter()
+            .position(|(_, n, input)| of_tool(n) && args.is_some_and(|a| a == input));
+        let i = same_args
+            .or_else(|| self.open_calls.iter().position(|(_, n, _)| of_tool(n)))
+            .unwrap_or(0);
+        if self.open_calls.is_empty() {
+            String::new()
+        } else {
+            self.open_calls.remove(i).0
+        }
+    }
+
+    /// The runtime sent the agent back after it tried to finish (MyCodeAgent's
+    /// completion gate): said once, though the trace logs both the verdict and
+    /// the message it became.
+    pub fn hook_continue(&mut self, ts: Option<i64>, text: &str) {
+        if text.trim().is_empty() {
+            return;
+        }
+        if let Some(Some(last)) = self.buf.events.last()
+            && matches!(&last.kind, EventKind::HookContinue { text: t } if t == text)
+        {
+            return;
+        }
+        self.messages += 1;
+        self.buf.push(
+            ts,
+            EventKind::HookContinue {
+                text: text.to_string(),
+            },
+        );
+    }
+
     pub fn error(&mut self, ts: Option<i64>, payload: &Value) {
         let message = first_str(payload, &["message", "error", "detail"])
             .map(String::from)
@@ -269,7 +318,7 @@ impl FileLane {
     }
 
     pub fn terminal(&mut self, payload: &Value) {
-        self.terminal = Some(reason_from(
+        self.terminal = Some(terminal_reason(
             first_str(payload, &["reason", "status"]).unwrap_or_default(),
         ));
     }
@@ -288,15 +337,48 @@ impl FileLane {
         }
     }
 
+    /// When the call `call_id` was made, if this lane made it.
+    pub fn call_ts(&self, call_id: &str) -> Option<i64> {
+        self.calls.get(call_id).and_then(|(_, ts)| *ts)
+    }
+
+    /// Whether `call_id` is a call of this lane that has no result yet.
+    pub fn is_open(&self, call_id: &str) -> bool {
+        self.open_calls.iter().any(|(id, _, _)| id == call_id)
+    }
+
+    /// Whether this lane made the call `call_id`.
+    pub fn has_call(&self, call_id: &str) -> bool {
+        self.calls.contains_key(call_id)
+    }
+
     /// The unclaimed task call a `subagent_*` event belongs to: the one it names,
     /// else the latest one not yet claimed.
     pub fn claim_task(&mut self, call_id: Option<&str>) -> Option<(String, usize)> {
-        let task = match call_id {
+        let answered = &self.task_results;
+        let task = match call_id.filter(|id| !masked(id)) {
             Some(id) => self.tasks.iter_mut().find(|t| t.call_id == id),
-            None => self.tasks.iter_mut().rev().find(|t| !t.claimed),
+            // A task call already answered (one refused before any child ran)
+            // starts no child now.
+            None => self
+                .tasks
+                .iter_mut()
+                .rev()
+                .find(|t| !t.claimed && !answered.contains_key(&t.call_id)),
         }?;
         task.claimed = true;
         Some((task.call_id.clone(), task.idx))
+    }
+}
+
+/// A terminal reason in MyCodeAgent's words (`runtime/state.py`), which
+/// [`reason_from`] alone would misread: a gate that blocked every answer ended
+/// the run without an accepted result, and `user_abort` is an interruption.
+pub(super) fn terminal_reason(word: &str) -> TerminalReason {
+    match word.trim() {
+        "completion_gate_blocked" => TerminalReason::ContractViolation,
+        "user_abort" => TerminalReason::Interrupted,
+        other => reason_from(other),
     }
 }
 

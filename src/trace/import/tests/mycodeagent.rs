@@ -7,6 +7,11 @@ use serde_json::{Value, json};
 use super::*;
 use crate::event::TerminalReason;
 
+#[path = "mycodeagent_real.rs"]
+mod real;
+#[path = "mycodeagent_transcript.rs"]
+mod transcript;
+
 fn sample() -> Imported {
     let imported = import(&data(MCA)).unwrap();
     assert_well_formed(&imported);
