@@ -177,6 +177,13 @@ impl TextPrinter {
                 let text = retry_line(*attempt, *max_attempts, *wait_ms, reason);
                 self.line(out, &format!("  [{id}] {text}"));
             }
+            // A hook sent the child back to work (a completion gate's
+            // correction): its lane would not make sense without it.
+            EventKind::HookContinue { text } => {
+                let head =
+                    truncate_chars(&flatten_head(text, CHILD_OUTPUT_CHARS), CHILD_OUTPUT_CHARS);
+                self.line(out, &format!("  [{id}] stop hook: {head}"));
+            }
             EventKind::SubagentEnd {
                 reason,
                 steps,
@@ -199,7 +206,6 @@ impl TextPrinter {
             | EventKind::ToolCall { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::PermissionDecision { .. }
-            | EventKind::HookContinue { .. }
             | EventKind::Error { .. }
             | EventKind::Interrupted {} => {}
         }

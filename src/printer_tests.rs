@@ -79,3 +79,22 @@ fn each_turn_starts_with_the_users_prompt() {
         "you  find login\n     and the tests\nFound it.\nyou  thanks\n"
     );
 }
+
+#[test]
+fn a_child_sent_back_by_a_hook_says_so_in_its_lines() {
+    let mut printer = TextPrinter::new();
+    let child = |kind| Event {
+        seq: 1,
+        t_ms: 0,
+        agent: AgentId::Sub(1),
+        kind,
+    };
+    let out = printer.format(&child(EventKind::HookContinue {
+        text: "Return only a valid ExploreResult JSON object:\n{...}".into(),
+    }));
+    assert!(
+        out.starts_with("  [sub-1] stop hook: Return only a valid ExploreResult JSON object:"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 1, "{out}");
+}

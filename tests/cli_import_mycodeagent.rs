@@ -54,6 +54,7 @@ fn assert_session_printed(text: &str) {
         "  [sub-1] Grep: shop/http/client.py:14: MAX_RETRIES",
         "  [sub-1] Read: 30: # HTTP 31: HTTP_RETRIES",
         "  [sub-1] Read: 12: class Client:",
+        "  [sub-1] stop hook: Return only a valid ExploreResult JSON object",
         "[Subagent done] sub-1 completed · 4 steps",
         "> stop hook: <system-reminder>Completion blocked by runtime gate.</system-reminder>",
         "> Bash: pytest -q",
@@ -64,15 +65,17 @@ fn assert_session_printed(text: &str) {
         );
     }
     let sub_lines = lines.iter().filter(|l| l.starts_with("  [sub-1] ")).count();
-    assert_eq!(sub_lines, 3, "one line per tool call of the child:\n{text}");
+    assert_eq!(
+        sub_lines, 4,
+        "one line per tool call of the child, and its gate correction:\n{text}"
+    );
     // The gate sent the parent back before it ran the tests.
     let gate = lines.iter().position(|l| l.starts_with("> stop hook:"));
     let bash = lines.iter().position(|l| l.starts_with("> Bash:"));
     assert!(gate < bash, "{text}");
 }
 
-/// The child's gate correction in its lane; the printer shows children's tool
-/// calls only, so it is looked for in the events.
+/// The child's gate correction in its lane, as an event.
 fn assert_child_gate(events: &[Event]) {
     let hooks: Vec<_> = events
         .iter()
