@@ -94,28 +94,55 @@ fn write_line(path: &Path, line: &str) {
 /// order Claude Code wrote them (by timestamp; lines without one stay put).
 fn lines_in_write_order(to: &Path) -> Vec<(PathBuf, String, Option<String>)> {
     let files = [
-        (format!("{SESSION}.jsonl"), format!("{SESSION}.jsonl")),
-        (
-            format!("{SESSION}/subagents/agent-a1b2c3d.jsonl"),
-            format!("{SESSION}/subagents/agent-a1b2c3d.jsonl"),
-        ),
-        ("agent-e4f5a6b.jsonl".into(), "agent-e4f5a6b.jsonl".into()),
+        format!("{SESSION}.jsonl"),
+        format!("{SESSION}/subagents/agent-a1b2c3d.jsonl"),
+        "agent-e4f5a6b.jsonl".into(),
     ];
+    in_write_order(Path::new(SAMPLE), &files, to)
+}
+
+/// The lines of `files` (relative to `from`), each with where it goes under
+/// `to`, in the order they were written: by timestamp, a line without one
+/// right after the line before it.
+fn in_write_order(
+    from: &Path,
+    files: &[String],
+    to: &Path,
+) -> Vec<(PathBuf, String, Option<String>)> {
     let mut lines = Vec::new();
-    for (from, dest) in files {
-        let text = std::fs::read_to_string(Path::new(SAMPLE).join(from)).unwrap();
+    for rel in files {
+        let text = std::fs::read_to_string(from.join(rel)).unwrap();
         let mut last = String::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let value: Value = serde_json::from_str(line).unwrap();
             let ts = value["timestamp"].as_str().map(String::from);
-            // A line without a time goes with the one before it.
             let key = ts.clone().unwrap_or_else(|| last.clone());
             last = key.clone();
-            lines.push((key, to.join(&dest), line.to_string(), ts));
+            lines.push((key, to.join(rel), line.to_string(), ts));
         }
     }
     lines.sort_by(|a, b| a.0.cmp(&b.0));
     lines.into_iter().map(|(_, p, l, ts)| (p, l, ts)).collect()
+}
+
+/// Once the writing is done, what was followed (`seen` and what is still
+/// coming) has every call of every agent that a replay of the finished files
+/// has, in the same order.
+fn assert_ends_like_a_replay(sb: &Sandbox, session: &Path, watch: &Watch, seen: &mut Vec<Value>) {
+    std::thread::sleep(Duration::from_millis(600));
+    while let Ok((_, event)) = watch.lines.try_recv() {
+        seen.push(event);
+    }
+    let replay = sb.run(&["replay", "--json", session.to_str().unwrap()]);
+    assert_eq!(replay.status.code(), Some(0), "{}", stderr(&replay));
+    let replayed: Vec<Value> = stdout(&replay)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for agent in ["main", "sub-1", "sub-2"] {
+        assert_eq!(calls_of(seen, agent), calls_of(&replayed, agent), "{agent}");
+        assert!(!calls_of(&replayed, agent).is_empty(), "{agent}");
+    }
 }
 
 /// The tool calls of one agent in a stream of events, applying rewinds (an
@@ -179,25 +206,8 @@ fn a_claude_session_and_its_subagents_are_followed_line_by_line() {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    // The follower ends where a replay of the finished files starts: every
-    // call of every agent, in the same order.
-    std::thread::sleep(Duration::from_millis(600));
-    while let Ok((_, event)) = watch.lines.try_recv() {
-        seen.push(event);
-    }
-    let replay = sb.run(&["replay", "--json", session.to_str().unwrap()]);
-    assert_eq!(replay.status.code(), Some(0), "{}", stderr(&replay));
-    let replayed: Vec<Value> = stdout(&replay)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    for agent in ["main", "sub-1", "sub-2"] {
-        assert_eq!(
-            calls_of(&seen, agent),
-            calls_of(&replayed, agent),
-            "{agent}"
-        );
-    }
+    // The follower ends where a replay of the finished files starts.
+    assert_ends_like_a_replay(&sb, &session, &watch, &mut seen);
     assert_eq!(latencies.len(), 4, "the sample's children make four calls");
     latencies.sort();
     // Generous: CI machines are busy. `benches/follow_latency.sh` measures it.
@@ -329,4 +339,51 @@ fn the_workbench_follows_a_session_in_a_real_terminal() {
     assert!(screen.contains("● following"), "{screen}");
     tmux.keys(&["q"]);
     tmux.wait_for("watch-exited-0", Duration::from_secs(10));
+}
+
+/// A Codex session and its two sub-agents' rollouts (one in the next day's
+/// folder) written line by line: each sub-agent's calls come live, in order,
+/// and the followed stream ends where a replay of the finished files starts.
+#[test]
+fn a_codex_session_and_its_sub_agent_threads_are_followed() {
+    let sb = Sandbox::new();
+    let sessions = sb.root.path().join("codex/sessions");
+    let files = [
+        "2026/02/11/rollout-2026-02-11T23-50-12-019c4d10-2a3b-7e4f-8a1b-3c5d7e9f0a12.jsonl"
+            .to_string(),
+        "2026/02/11/rollout-2026-02-11T23-50-30-019c4d11-0b2c-7d3e-9f40-5a6b7c8d9e01.jsonl".into(),
+        "2026/02/12/rollout-2026-02-12T00-01-05-019c4d13-6e7f-7a80-b1c2-d3e4f5a6b7c8.jsonl".into(),
+    ];
+    let lines = in_write_order(
+        Path::new("tests/data/import/codex/sessions"),
+        &files,
+        &sessions,
+    );
+    let session = sessions.join(&files[0]);
+    let (first_path, first_line, _) = &lines[0];
+    append(first_path, first_line);
+    let watch = Watch::start(&sb, &[session.to_str().unwrap()]);
+    let mut seen = Vec::new();
+    let mut child_calls = 0;
+    for (path, line, _) in &lines[1..] {
+        append(path, line);
+        let value: Value = serde_json::from_str(line).unwrap();
+        let call = value["payload"]["type"] == "function_call" && *path != session;
+        if call {
+            let id = value["payload"]["call_id"].as_str().unwrap().to_string();
+            let found = watch.wait(&mut seen, |e| {
+                e["type"] == "tool_call" && e["call_id"] == id
+            });
+            let (_, event) =
+                found.unwrap_or_else(|| panic!("child call {id} never came: {seen:#?}"));
+            assert!(
+                event["agent"].as_str().unwrap().starts_with("sub-"),
+                "{event}"
+            );
+            child_calls += 1;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(child_calls >= 2, "{child_calls}");
+    assert_ends_like_a_replay(&sb, &session, &watch, &mut seen);
 }

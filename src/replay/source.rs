@@ -252,7 +252,9 @@ pub fn follow(path: &Path, stop: Stop) -> Result<Source, ReplayError> {
         Err(TraceError::BadHeader { message, .. }) => {
             let format = foreign_format(path, format!("line 1: {message}"))?;
             let mut live = import::live(path).map_err(|e| import_error(path, e, String::new()))?;
-            let mut first = live.snapshot(import::Ending::Open);
+            let mut first = live
+                .snapshot(import::Ending::Open)
+                .map_err(|e| import_error(path, e, String::new()))?;
             let events = std::mem::take(&mut first.events);
             let bad_lines = std::mem::take(&mut first.bad_lines);
             let mut source = from_import(path, format, first);

@@ -73,12 +73,13 @@ impl Reimport {
             let wait = MIN_READ.saturating_sub(self.last_read.elapsed());
             std::thread::sleep(wait.max(POLL.min(MIN_READ)));
             self.last_read = Instant::now();
-            match self.live.read_more() {
-                Ok(Grew::Yes) => {
-                    let snapshot = self.live.snapshot(Ending::Open);
-                    self.take(&snapshot.bad_lines, snapshot.events);
-                }
-                Ok(Grew::No) => {}
+            let read = self.live.read_more().and_then(|grew| match grew {
+                Grew::Yes => self.live.snapshot(Ending::Open).map(Some),
+                Grew::No => Ok(None),
+            });
+            match read {
+                Ok(Some(snapshot)) => self.take(&snapshot.bad_lines, snapshot.events),
+                Ok(None) => {}
                 // Between a rotation's rename and create, or a file emptied to
                 // be rewritten: look again at the next change.
                 Err(ImportError::Empty { .. }) => {}

@@ -17,6 +17,9 @@ pub(crate) struct JsonLines {
     reader: BufReader<File>,
     buf: Vec<u8>,
     line_no: usize,
+    /// Bytes of a last line read without its newline, while the file may
+    /// still grow ([`JsonLines::next_growing`]): the rest comes later.
+    partial: Vec<u8>,
 }
 
 impl JsonLines {
@@ -30,7 +33,77 @@ impl JsonLines {
             reader: BufReader::with_capacity(256 * 1024, file),
             buf: Vec::new(),
             line_no: 0,
+            partial: Vec::new(),
         })
+    }
+
+    fn read_line(&mut self) -> Result<LineRead, ImportError> {
+        line::read_line(&mut self.reader, &mut self.buf, line::MAX_LINE_BYTES).map_err(|source| {
+            ImportError::Io {
+                path: self.path.clone(),
+                source,
+            }
+        })
+    }
+
+    /// Like [`JsonLines::next_value`], for a file still being written: at
+    /// the end, a last line without its newline is kept back, not dropped, and
+    /// read whole once the rest is written. `None` means "nothing more yet";
+    /// calling again later reads what was appended.
+    pub fn next_growing(
+        &mut self,
+        report: &mut Report,
+    ) -> Result<Option<(usize, Value)>, ImportError> {
+        loop {
+            let read = self.read_line()?;
+            match read {
+                LineRead::End => return Ok(None),
+                LineRead::Line { complete: false } => {
+                    self.partial.extend_from_slice(&self.buf);
+                    if self.partial.len() > line::MAX_LINE_BYTES {
+                        self.partial = Vec::new();
+                        self.line_no += 1;
+                        report.bad_lines.push(BadLine {
+                            path: self.path.clone(),
+                            line: self.line_no,
+                            error: line::too_long_message(line::MAX_LINE_BYTES as u64),
+                        });
+                    }
+                    return Ok(None);
+                }
+                LineRead::TooLong { bytes } => {
+                    self.partial.clear();
+                    self.line_no += 1;
+                    report.bad_lines.push(BadLine {
+                        path: self.path.clone(),
+                        line: self.line_no,
+                        error: line::too_long_message(bytes),
+                    });
+                }
+                LineRead::Line { complete: true } => {
+                    self.line_no += 1;
+                    let mut whole = std::mem::take(&mut self.partial);
+                    let text = if whole.is_empty() {
+                        self.buf.trim_ascii()
+                    } else {
+                        whole.extend_from_slice(&self.buf);
+                        self.buf = whole;
+                        self.buf.trim_ascii()
+                    };
+                    if text.is_empty() {
+                        continue;
+                    }
+                    match serde_json::from_slice::<Value>(text) {
+                        Ok(value) => return Ok(Some((self.line_no, value))),
+                        Err(e) => report.bad_lines.push(BadLine {
+                            path: self.path.clone(),
+                            line: self.line_no,
+                            error: e.to_string(),
+                        }),
+                    }
+                }
+            }
+        }
     }
 
     /// The next value with its 1-based line number; `None` at the end. Bad lines
@@ -40,11 +113,7 @@ impl JsonLines {
         report: &mut Report,
     ) -> Result<Option<(usize, Value)>, ImportError> {
         loop {
-            let read = line::read_line(&mut self.reader, &mut self.buf, line::MAX_LINE_BYTES)
-                .map_err(|source| ImportError::Io {
-                    path: self.path.clone(),
-                    source,
-                })?;
+            let read = self.read_line()?;
             let complete = match read {
                 LineRead::End => return Ok(None),
                 LineRead::TooLong { bytes } => {
@@ -152,5 +221,33 @@ pub(crate) fn display(value: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
         Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => value.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod growing_tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_line_written_in_two_parts_is_read_once_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":").unwrap();
+        let mut lines = JsonLines::open(&path).unwrap();
+        let mut report = Report::default();
+        let (no, first) = lines.next_growing(&mut report).unwrap().unwrap();
+        assert_eq!((no, first["a"].as_i64()), (1, Some(1)));
+        assert!(lines.next_growing(&mut report).unwrap().is_none());
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(b"2}\n{\"c\":3}\n").unwrap();
+        let (no, second) = lines.next_growing(&mut report).unwrap().unwrap();
+        assert_eq!((no, second["b"].as_i64()), (2, Some(2)));
+        let (no, third) = lines.next_growing(&mut report).unwrap().unwrap();
+        assert_eq!((no, third["c"].as_i64()), (3, Some(3)));
+        assert!(report.bad_lines.is_empty() && report.truncated.is_empty());
     }
 }

@@ -35,7 +35,7 @@ pub trait Live: Send {
     /// Reads what the session's files gained since the last call.
     fn read_more(&mut self) -> Result<Grew, ImportError>;
     /// The session as read so far, ended or left open.
-    fn snapshot(&mut self, ending: Ending) -> Imported;
+    fn snapshot(&mut self, ending: Ending) -> Result<Imported, ImportError>;
 }
 
 /// A live import of the session at `path`, whatever its foreign format. A
@@ -46,7 +46,8 @@ pub fn live(path: &Path) -> Result<Box<dyn Live>, ImportError> {
         Format::Brood => Err(ImportError::NativeTrace {
             path: path.to_path_buf(),
         }),
-        Format::ClaudeCode | Format::MyCodeAgent | Format::Codex => Ok(Box::new(Whole::new(path)?)),
+        Format::Codex => Ok(Box::new(super::codex::CodexLive::new(path))),
+        Format::ClaudeCode | Format::MyCodeAgent => Ok(Box::new(Whole::new(path)?)),
     }
 }
 
@@ -80,12 +81,12 @@ impl Live for Whole {
         Ok(Grew::Yes)
     }
 
-    fn snapshot(&mut self, ending: Ending) -> Imported {
+    fn snapshot(&mut self, ending: Ending) -> Result<Imported, ImportError> {
         let mut imported = self.last.clone();
         if let Ending::Open = ending {
             imported.events.truncate(settled(&imported.events));
         }
-        imported
+        Ok(imported)
     }
 }
 
@@ -137,6 +138,20 @@ impl Signature {
             sig.tree(&path.with_file_name(stem), 2);
         }
         sig
+    }
+
+    /// Adds files (and the folders they are in, whose times change when a
+    /// file is created there) a format knows belong to the session.
+    pub fn with_files<'a>(mut self, paths: impl IntoIterator<Item = &'a Path>) -> Signature {
+        for path in paths {
+            if let Ok(meta) = std::fs::metadata(path) {
+                self.add(&meta);
+            }
+            if let Some(meta) = path.parent().and_then(|d| std::fs::metadata(d).ok()) {
+                self.add(&meta);
+            }
+        }
+        self
     }
 
     fn add(&mut self, meta: &std::fs::Metadata) {

@@ -149,7 +149,7 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
 }
 
 /// What the reading of all files of one import collects besides events.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Report {
     pub bad_lines: Vec<BadLine>,
     pub skipped: BTreeMap<String, usize>,
@@ -159,6 +159,17 @@ pub(crate) struct Report {
 }
 
 impl Report {
+    /// Adds what reading another file found.
+    pub fn absorb(&mut self, other: &Report) {
+        self.bad_lines.extend(other.bad_lines.iter().cloned());
+        for (what, n) in &other.skipped {
+            *self.skipped.entry(what.clone()).or_default() += n;
+        }
+        self.notes.extend(other.notes.iter().cloned());
+        self.truncated.extend(other.truncated.iter().cloned());
+        self.children_loaded += other.children_loaded;
+    }
+
     pub fn skip(&mut self, what: impl Into<String>) {
         *self.skipped.entry(what.into()).or_default() += 1;
     }

@@ -22,7 +22,7 @@ pub(crate) struct Pending {
 /// One agent's events in order. A slot may be emptied later (`None`) when an
 /// importer takes back a provisional event; emptied slots keep the indices of
 /// the others stable for the gates.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct LaneBuf {
     pub events: Vec<Option<Pending>>,
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::super::Report;
 use super::super::lines::{display, first_str, str_at, timestamp_ms};
+use super::super::live;
 use super::super::timeline::LaneBuf;
 use super::threads::Thread;
 use super::tools::{self, Call, Counts, Final, Role};
@@ -75,7 +76,7 @@ pub(super) enum Ending {
 
 /// One model response still receiving items: it ends at its `token_count`,
 /// or when a tool output or the next prompt comes first.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Step {
     ts: Option<i64>,
     reasoning: Vec<String>,
@@ -84,13 +85,14 @@ struct Step {
     usage: Option<Usage>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Turn {
     steps: u32,
     usage: Usage,
     interrupted: bool,
 }
 
+#[derive(Clone)]
 pub(super) struct Converter {
     pub buf: LaneBuf,
     lane: Lane,
@@ -371,10 +373,14 @@ impl Converter {
         }
     }
 
-    /// Emits what is still open at the end of the file.
-    pub fn finish(mut self) -> Self {
+    /// Emits what is still open at the end of the file. Left open (a file
+    /// still being written), the step read so far is shown but the turn goes
+    /// on.
+    pub fn finish(mut self, ending: live::Ending) -> Self {
         self.flush();
-        self.end_turn();
+        if let live::Ending::Closed = ending {
+            self.end_turn();
+        }
         let orphan = std::mem::take(&mut self.orphan);
         if orphan != Usage::default()
             && let Some(idx) = self.last_message

@@ -50,7 +50,7 @@ fn fed_a_line_at_a_time_what_is_settled_never_changes() {
             grew += usize::from(next > settled.len());
             settled = now[..next].to_vec();
         }
-        let done = conv.finish();
+        let done = conv.finish(crate::trace::import::Ending::Closed);
         assert_eq!(kinds(&done.buf)[..settled.len()], settled[..], "{rel}");
         // Events settle as the file grows, not only at its end.
         assert!(grew > 3, "{rel}: settled {grew} times");
@@ -63,7 +63,7 @@ fn feed(lines: &[Value]) -> Converter {
     for line in lines {
         conv.line(line, &mut report);
     }
-    conv.finish()
+    conv.finish(crate::trace::import::Ending::Closed)
 }
 
 fn item(payload: Value) -> Value {

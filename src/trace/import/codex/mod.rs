@@ -39,13 +39,16 @@ mod convert;
 mod threads;
 mod tools;
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::path::{Path, PathBuf};
 
 use super::lines::{JsonLines, first_str};
+use super::live::{Ending, Grew, Live, Signature};
 use super::timeline::{LaneBuf, Pending, Timeline, elapsed_ms};
 use super::{Format, ImportError, Imported, Report, header};
 use crate::event::{AgentId, EventKind, TerminalReason};
-use convert::{Converter, Ending, Lane, Spawn};
+use convert::{Converter, Lane, Spawn};
 use threads::Head;
 use tools::Final;
 
@@ -54,14 +57,60 @@ const MAX_DEPTH: usize = 8;
 
 /// Imports a Codex rollout with its sub-agents' rollouts.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
+    import_with(path, &mut Files::new(Reading::ToEnd), Ending::Closed)
+}
+
+/// A Codex session read as it is written: each rollout is fed only what it
+/// gained since the last read.
+pub struct CodexLive {
+    path: PathBuf,
+    files: Files,
+    signature: Signature,
+}
+
+impl CodexLive {
+    pub fn new(path: &Path) -> CodexLive {
+        CodexLive {
+            path: path.to_path_buf(),
+            files: Files::new(Reading::Growing),
+            signature: Signature::default(),
+        }
+    }
+}
+
+impl Live for CodexLive {
+    fn read_more(&mut self) -> Result<Grew, ImportError> {
+        // Sub-agents' rollouts may be in other day folders, even in one made
+        // after the session started (`sessions/YYYY/MM/DD`: the month's
+        // folder changes when a day's is made).
+        let day = self.path.parent();
+        let month = day.and_then(Path::parent);
+        let now = Signature::of(&self.path)
+            .with_files(self.files.fed.keys().map(PathBuf::as_path))
+            .with_files(day.into_iter().chain(month));
+        if now == self.signature {
+            return Ok(Grew::No);
+        }
+        self.signature = now;
+        Ok(Grew::Yes)
+    }
+
+    fn snapshot(&mut self, ending: Ending) -> Result<Imported, ImportError> {
+        import_with(&self.path, &mut self.files, ending)
+    }
+}
+
+fn import_with(path: &Path, files: &mut Files, ending: Ending) -> Result<Imported, ImportError> {
     let mut report = Report::default();
-    let main = read(path, Lane::Session, &mut report)?;
+    let main = files.read(path, Lane::Session, ending, &mut report)?;
     let mut ctx = Ctx {
         heads: threads::heads_near(path, main.last_ts),
         timeline: Timeline::default(),
         report,
         next_sub: 0,
         child_model: None,
+        files,
+        ending,
     };
     let main_lane = ctx.timeline.add_lane(AgentId::Main);
     if let Some(id) = main.thread.id.clone() {
@@ -94,21 +143,82 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
     Ok(report.into_imported(Format::Codex, header, timeline.merge()))
 }
 
-/// Reads a whole rollout into a lane.
-fn read(path: &Path, lane: Lane, report: &mut Report) -> Result<Converter, ImportError> {
-    let mut lines = JsonLines::open(path)?;
-    let mut conv = Converter::new(lane);
-    while let Some((no, line)) = lines.next_value(report)? {
-        if !line.is_object() {
-            lines.bad(report, no, "not a JSON object");
-            continue;
-        }
-        conv.line(&line, report);
-    }
-    Ok(conv.finish())
+/// How a rollout's lines are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Once, to its end: a last line cut off mid-write is dropped.
+    ToEnd,
+    /// As it grows: a last line without its newline waits for the rest.
+    Growing,
 }
 
-struct Ctx {
+/// A rollout read so far.
+struct Fed {
+    lines: JsonLines,
+    conv: Converter,
+    /// Bad lines and skipped types found in it so far.
+    report: Report,
+}
+
+/// The rollouts of a session, each read once and then fed what it gains.
+struct Files {
+    reading: Reading,
+    fed: HashMap<PathBuf, Fed>,
+}
+
+impl Files {
+    fn new(reading: Reading) -> Files {
+        Files {
+            reading,
+            fed: HashMap::new(),
+        }
+    }
+
+    /// The rollout at `path` as a lane, with what reading it found added to
+    /// `report`.
+    fn read(
+        &mut self,
+        path: &Path,
+        lane: Lane,
+        ending: Ending,
+        report: &mut Report,
+    ) -> Result<Converter, ImportError> {
+        let fed = match self.fed.entry(path.to_path_buf()) {
+            Entry::Occupied(fed) => fed.into_mut(),
+            Entry::Vacant(slot) => slot.insert(Fed {
+                lines: JsonLines::open(path)?,
+                conv: Converter::new(lane),
+                report: Report::default(),
+            }),
+        };
+        loop {
+            let next = match self.reading {
+                Reading::ToEnd => fed.lines.next_value(&mut fed.report)?,
+                Reading::Growing => fed.lines.next_growing(&mut fed.report)?,
+            };
+            let Some((no, line)) = next else { break };
+            if !line.is_object() {
+                fed.lines.bad(&mut fed.report, no, "not a JSON object");
+                continue;
+            }
+            fed.conv.line(&line, &mut fed.report);
+        }
+        report.absorb(&fed.report);
+        let conv = match self.reading {
+            // Read once: nothing is kept for later.
+            Reading::ToEnd => match self.fed.remove(path) {
+                Some(fed) => fed.conv,
+                None => Converter::new(lane),
+            },
+            Reading::Growing => fed.conv.clone(),
+        };
+        Ok(conv.finish(ending))
+    }
+}
+
+struct Ctx<'f> {
+    files: &'f mut Files,
+    ending: Ending,
     /// The rollouts near the session, by their first lines.
     heads: Vec<Head>,
     timeline: Timeline,
@@ -124,7 +234,7 @@ struct Link<'a> {
     head: Option<Head>,
 }
 
-impl Ctx {
+impl Ctx<'_> {
     /// Marks a thread as shown, so a rollout naming an ancestor is not read again.
     fn seen(&mut self, id: &str) {
         self.heads.retain(|h| h.thread.id.as_deref() != Some(id));
@@ -210,7 +320,8 @@ impl Ctx {
                         .map(|(_, done)| (w.idx, done.clone()))
                 })
             });
-            let buf = child_lane(agent, &link, child, wait.as_ref().map(|(_, d)| d));
+            let wait_final = wait.as_ref().map(|(_, d)| d);
+            let buf = child_lane(agent, &link, child, wait_final, self.ending);
             self.timeline.fill(sub_lane, buf);
             if let Some(idx) = start {
                 self.timeline.start_after(sub_lane, lane, idx);
@@ -239,7 +350,10 @@ impl Ctx {
             ));
             return None;
         };
-        match read(&head.path, Lane::Child, &mut self.report) {
+        match self
+            .files
+            .read(&head.path, Lane::Child, self.ending, &mut self.report)
+        {
             Ok(conv) => {
                 self.report.children_loaded += 1;
                 Some(conv)
@@ -258,6 +372,7 @@ fn child_lane(
     link: &Link,
     child: Option<Converter>,
     wait: Option<&Final>,
+    session: Ending,
 ) -> LaneBuf {
     let spawn = link.spawn;
     let input = spawn.map(|s| &s.input).unwrap_or(&serde_json::Value::Null);
@@ -297,6 +412,9 @@ fn child_lane(
         .or(buf.last_ts())
         .or(spawn.and_then(|s| s.result_ts))
         .or(start_ts);
+    // While the session is written, a child that has not ended is running,
+    // and one whose rollout is not there yet may still start.
+    let running = session == Ending::Open && ending.is_none() && wait.is_none();
     if !found {
         head.push(Pending {
             ts: start_ts,
@@ -304,6 +422,12 @@ fn child_lane(
                 text: prompt.unwrap_or_default(),
             },
         });
+    }
+    buf.prepend(head);
+    if running {
+        return buf;
+    }
+    if !found {
         buf.push(
             end_ts,
             EventKind::Error {
@@ -311,20 +435,21 @@ fn child_lane(
             },
         );
     }
-    buf.prepend(head);
     let reason = match (&ending, wait) {
-        (_, Some(Final::Errored(_))) | (Some(Ending::Failed(_)), _) => TerminalReason::ModelError,
-        (Some(Ending::Aborted), _) => TerminalReason::Interrupted,
+        (_, Some(Final::Errored(_))) | (Some(convert::Ending::Failed(_)), _) => {
+            TerminalReason::ModelError
+        }
+        (Some(convert::Ending::Aborted), _) => TerminalReason::Interrupted,
         // Without its rollout, only the parent's `wait` can tell it ended.
         (None, None) if !found => TerminalReason::Interrupted,
         _ => TerminalReason::Completed,
     };
     let summary = match (ending, wait) {
-        (Some(Ending::Completed(Some(last))), _) if !last.trim().is_empty() => last,
+        (Some(convert::Ending::Completed(Some(last))), _) if !last.trim().is_empty() => last,
         (_, Some(Final::Completed(text) | Final::Errored(text))) if !text.trim().is_empty() => {
             text.clone()
         }
-        (Some(Ending::Failed(message)), _) => message,
+        (Some(convert::Ending::Failed(message)), _) => message,
         _ => stats.final_text.clone().unwrap_or_else(|| match found {
             true => "the sub-agent ended without an answer".to_string(),
             false => "no rollout of this sub-agent was found".to_string(),
