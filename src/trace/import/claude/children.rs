@@ -21,13 +21,13 @@
 //! left out with a note. `agent-acompact-*` files (context compaction) are not
 //! subagents and are never read.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::super::lines::{JsonLines, str_at, timestamp_ms};
 use super::super::{ImportError, Report};
+use super::chains::InlineChains;
 use super::convert::{Converter, TaskCall};
 
 /// What `agent-<id>.meta.json` says.
@@ -58,43 +58,6 @@ struct Source {
 pub(super) struct Child {
     pub conv: Option<Converter>,
     pub meta: Meta,
-}
-
-/// The sidechain conversations written inside a session file, told apart by
-/// `agentId` or, in versions without it, by following `parentUuid`.
-#[derive(Default)]
-pub(super) struct InlineChains {
-    chains: Vec<Converter>,
-    by_uuid: HashMap<String, usize>,
-    by_agent: HashMap<String, usize>,
-}
-
-impl InlineChains {
-    pub fn line(&mut self, line: &Value, report: &mut Report) {
-        let parent = str_at(line, "parentUuid").and_then(|p| self.by_uuid.get(p).copied());
-        let chain = match str_at(line, "agentId") {
-            Some(agent) => match self.by_agent.get(agent) {
-                Some(&i) => i,
-                None => {
-                    let i = parent.unwrap_or_else(|| self.new_chain());
-                    self.by_agent.insert(agent.to_string(), i);
-                    i
-                }
-            },
-            None => parent.unwrap_or_else(|| self.new_chain()),
-        };
-        if let Some(uuid) = str_at(line, "uuid") {
-            self.by_uuid.insert(uuid.to_string(), chain);
-        }
-        if let Some(conv) = self.chains.get_mut(chain) {
-            conv.line(line, report);
-        }
-    }
-
-    fn new_chain(&mut self) -> usize {
-        self.chains.push(Converter::new(false));
-        self.chains.len() - 1
-    }
 }
 
 /// One [`Child`] per task call, in call order.

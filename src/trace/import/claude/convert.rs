@@ -1,13 +1,15 @@
 //! One Claude Code conversation (the session's own, or one subagent's) turned
-//! into one lane of brood events.
+//! into one lane of brood events, one line at a time. User lines are read in
+//! `user.rs`.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use super::super::Report;
-use super::super::lines::{bool_at, display, first_str, str_at, timestamp_ms, u64_at};
+use super::super::lines::{bool_at, first_str, str_at, timestamp_ms};
 use super::super::timeline::LaneBuf;
+use super::blocks::{content_blocks, max_usage, usage_of};
 use crate::event::{EventKind, TerminalReason, Usage};
 use crate::protocol::TASK_TOOL;
 
@@ -44,7 +46,7 @@ pub(super) struct TaskResult {
 }
 
 /// An assistant message still receiving lines (one per content block).
-struct OpenMessage {
+pub(super) struct OpenMessage {
     id: String,
     model: String,
     ts: Option<i64>,
@@ -54,24 +56,24 @@ struct OpenMessage {
     stop_reason: String,
 }
 
-struct Turn {
-    steps: u32,
-    usage: Usage,
-    reason: TerminalReason,
+pub(super) struct Turn {
+    pub steps: u32,
+    pub usage: Usage,
+    pub reason: TerminalReason,
 }
 
 /// Turns the `user` and `assistant` lines of one conversation into events.
 pub(super) struct Converter {
     pub buf: LaneBuf,
     /// The session's own lane: it has turns, and its `Task` calls start children.
-    main: bool,
-    open: Option<OpenMessage>,
-    closed: HashSet<String>,
-    seen: HashSet<String>,
-    calls: HashMap<String, (String, Option<i64>)>,
-    step: u32,
-    turn: Option<Turn>,
-    messages: usize,
+    pub(super) main: bool,
+    pub(super) open: Option<OpenMessage>,
+    pub(super) closed: HashSet<String>,
+    pub(super) seen: HashSet<String>,
+    pub(super) calls: HashMap<String, (String, Option<i64>)>,
+    pub(super) step: u32,
+    pub(super) turn: Option<Turn>,
+    pub(super) messages: usize,
     /// The first user text: a child's prompt.
     pub prompt: Option<String>,
     pub first_ts: Option<i64>,
@@ -217,7 +219,7 @@ impl Converter {
 
     /// Emits the open assistant message: request, text, message, then its calls
     /// (the order brood's own loop publishes them in).
-    fn flush(&mut self) {
+    pub(super) fn flush(&mut self) {
         let Some(open) = self.open.take() else {
             return;
         };
@@ -262,7 +264,7 @@ impl Converter {
         self.closed.insert(open.id);
     }
 
-    fn call(&mut self, call_id: String, name: String, input: Value, ts: Option<i64>) {
+    pub(super) fn call(&mut self, call_id: String, name: String, input: Value, ts: Option<i64>) {
         let task = is_task_tool(&name);
         // The screen draws brood's `task` tool as a task cell; Claude Code's
         // subagent tool is the same thing under another name.
@@ -288,120 +290,9 @@ impl Converter {
         }
     }
 
-    fn user(&mut self, line: &Value, message: &Value, ts: Option<i64>, report: &mut Report) {
-        self.flush();
-        if bool_at(line, "isMeta") {
-            report.skip("user (isMeta)");
-            return;
-        }
-        if bool_at(line, "isCompactSummary") {
-            report.skip("user (compact summary)");
-            return;
-        }
-        let content = message.get("content");
-        let mut texts = Vec::new();
-        let mut results = Vec::new();
-        match content {
-            Some(Value::String(s)) => texts.push(s.clone()),
-            _ => {
-                for block in content_blocks(content) {
-                    match str_at(&block, "type").unwrap_or("text") {
-                        "text" => texts.extend(str_at(&block, "text").map(String::from)),
-                        "tool_result" => results.push(block),
-                        "image" => texts.push("[image]".into()),
-                        other => report.skip(format!("block:{other}")),
-                    }
-                }
-            }
-        }
-        let single = results.len() == 1;
-        for block in &results {
-            self.tool_result(
-                block,
-                single.then(|| line.get("toolUseResult")).flatten(),
-                ts,
-            );
-        }
-        self.messages += usize::from(!results.is_empty());
-        let text = texts.join("\n");
-        if text.trim().is_empty() {
-            return;
-        }
-        self.messages += 1;
-        if text
-            .trim_start()
-            .starts_with("[Request interrupted by user")
-        {
-            self.buf.push(ts, EventKind::Interrupted {});
-            if let Some(turn) = &mut self.turn {
-                turn.reason = TerminalReason::Interrupted;
-            }
-            return;
-        }
-        if self.prompt.is_none() {
-            self.prompt = Some(text.clone());
-        }
-        if self.main {
-            self.end_turn();
-            self.step = 0;
-            self.turn = Some(Turn {
-                steps: 0,
-                usage: Usage::default(),
-                reason: TerminalReason::Completed,
-            });
-        }
-        self.buf.push(ts, EventKind::UserMessage { text });
-    }
-
-    fn tool_result(&mut self, block: &Value, extra: Option<&Value>, ts: Option<i64>) {
-        let call_id = str_at(block, "tool_use_id").unwrap_or_default().to_string();
-        let (name, call_ts) = self
-            .calls
-            .get(&call_id)
-            .cloned()
-            .unwrap_or_else(|| ("unknown".to_string(), None));
-        let content = flatten(block.get("content"));
-        let is_error = bool_at(block, "is_error");
-        let duration_ms = match (ts, call_ts) {
-            (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
-            _ => 0,
-        };
-        let idx = self.buf.push(
-            ts,
-            EventKind::ToolResult {
-                call_id: call_id.clone(),
-                name,
-                is_error,
-                content: content.as_str().into(),
-                duration_ms,
-            },
-        );
-        let Some(task) = self.tasks.iter_mut().rev().find(|t| t.call_id == call_id) else {
-            return;
-        };
-        let extra = extra.filter(|v| v.is_object()).unwrap_or(&Value::Null);
-        task.result = Some(TaskResult {
-            idx,
-            ts,
-            agent_id: str_at(extra, "agentId")
-                .map(String::from)
-                .or_else(|| trailer_agent_id(&content)),
-            text: content,
-            is_error,
-            status: str_at(extra, "status").map(String::from),
-            background: bool_at(extra, "isAsync")
-                || str_at(extra, "status") == Some("async_launched"),
-            duration_ms: u64_at(extra, "totalDurationMs"),
-            usage: extra
-                .get("usage")
-                .filter(|u| u.is_object())
-                .map(|u| usage_of(Some(u))),
-        });
-    }
-
     /// Ends the main lane's open turn, if any, when its last event happened
     /// (not when the next user message came: the agent was idle in between).
-    fn end_turn(&mut self) {
+    pub(super) fn end_turn(&mut self) {
         if let Some(turn) = self.turn.take() {
             self.buf.push(
                 self.buf.last_ts(),
@@ -429,72 +320,4 @@ fn tool_use(block: &Value, ts: Option<i64>) -> (String, String, Value, Option<i6
         block.get("input").cloned().unwrap_or(Value::Null),
         ts,
     )
-}
-
-/// A message's content as a list of blocks (a plain string is one text block).
-fn content_blocks(content: Option<&Value>) -> Vec<Value> {
-    match content {
-        Some(Value::Array(blocks)) => blocks.iter().filter(|b| b.is_object()).cloned().collect(),
-        Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
-        _ => Vec::new(),
-    }
-}
-
-/// A tool result's content as text: a string, or its blocks' text.
-pub(super) fn flatten(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .map(|b| match str_at(b, "type") {
-                Some("image") => "[image]".to_string(),
-                _ => str_at(b, "text").map_or_else(|| display(b), String::from),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Some(other) => display(other),
-        None => String::new(),
-    }
-}
-
-fn usage_of(usage: Option<&Value>) -> Usage {
-    let Some(u) = usage else {
-        return Usage::default();
-    };
-    Usage {
-        input_tokens: u64_at(u, "input_tokens").unwrap_or(0),
-        output_tokens: u64_at(u, "output_tokens").unwrap_or(0),
-        cache_read_tokens: u64_at(u, "cache_read_input_tokens").unwrap_or(0),
-        cache_write_tokens: u64_at(u, "cache_creation_input_tokens").unwrap_or(0),
-        estimated: false,
-    }
-}
-
-/// Lines of one message repeat its usage, the output count growing: keep the
-/// largest of each.
-fn max_usage(a: &Usage, b: &Usage) -> Usage {
-    Usage {
-        input_tokens: a.input_tokens.max(b.input_tokens),
-        output_tokens: a.output_tokens.max(b.output_tokens),
-        cache_read_tokens: a.cache_read_tokens.max(b.cache_read_tokens),
-        cache_write_tokens: a.cache_write_tokens.max(b.cache_write_tokens),
-        estimated: false,
-    }
-}
-
-/// The `agentId: <id>` line Claude Code appends to a subagent's result.
-fn trailer_agent_id(text: &str) -> Option<String> {
-    text.lines().rev().find_map(|l| {
-        let rest = l.trim().strip_prefix("agentId:")?;
-        let id = rest.split_whitespace().next()?;
-        Some(id.to_string())
-    })
-}
-
-/// A subagent's result text without the `agentId: …` trailer meant for the model.
-pub(super) fn without_trailer(text: &str) -> String {
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("agentId:"))
-        .collect();
-    kept.join("\n").trim().to_string()
 }

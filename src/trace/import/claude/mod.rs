@@ -24,7 +24,8 @@
 //!   (`toolUseResult.isAsync`, status `async_launched`) returns at launch: its
 //!   lane runs on past that result and ends with its own last event, its last
 //!   text as the summary. How a call finds its transcript is told in
-//!   `claude/children.rs`.
+//!   `claude/children.rs`; the lane's start and end are made in
+//!   `claude/lane.rs`.
 //!
 //! Left out, and counted in `skipped`: `summary`, `system`, `progress`,
 //! `file-history-snapshot`, `queue-operation` and other line types; `thinking`
@@ -34,19 +35,23 @@
 //! usage; per-line `cwd`/`gitBranch` changes; limits (Claude Code has none for
 //! subagents, so `max_steps` and the budgets are `None`).
 
+mod blocks;
+mod chains;
 mod children;
 mod convert;
+mod lane;
+mod user;
 
 use std::path::Path;
 
-use serde_json::Value;
-
-use super::lines::{JsonLines, bool_at, str_at};
-use super::timeline::{LaneBuf, Pending, Timeline, reason_from};
+use super::lines::JsonLines;
+use super::timeline::{LaneBuf, Timeline};
 use super::{Format, ImportError, Imported, Report, header};
-use crate::event::{AgentId, EventKind, TerminalReason, Usage};
-use children::{Child, InlineChains};
-use convert::{Converter, TaskCall, without_trailer};
+use crate::event::AgentId;
+use chains::{InlineChains, Route, route};
+use children::Child;
+use convert::{Converter, TaskCall};
+use lane::{Transcript, child_end, child_start};
 
 /// Imports a Claude Code session file with its subagents' transcripts.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
@@ -61,16 +66,10 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
             lines.bad(&mut report, no, "not a JSON object");
             continue;
         }
-        let conversational = matches!(str_at(&line, "type"), Some("user" | "assistant"));
-        let sidechain = bool_at(&line, "isSidechain");
-        if conversational {
-            let standalone = *standalone.get_or_insert(sidechain);
-            if sidechain && !standalone {
-                inline.line(&line, &mut report);
-                continue;
-            }
+        match route(&line, &mut standalone) {
+            Route::Main => main.line(&line, &mut report),
+            Route::Sidechain => inline.line(&line, &mut report),
         }
-        main.line(&line, &mut report);
     }
     let main = main.finish();
     let children = children::link(
@@ -125,122 +124,18 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
     })
 }
 
-/// A child's lane: start, prompt, its transcript (if found), end.
+/// A child's lane: its start, its transcript (if found), its end.
 fn child_lane(task: &TaskCall, child: Child) -> LaneBuf {
-    let input = &task.input;
-    let text = |k: &str| {
-        input
-            .get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty())
-    };
     let Child { conv, meta } = child;
-    let found = conv.is_some();
-    let (mut buf, prompt, model_name) = match conv {
-        Some(c) => (c.buf, c.prompt, c.model),
-        None => (LaneBuf::default(), None, None),
+    let head = child_start(task, &meta, conv.as_ref());
+    let (mut buf, found) = match conv {
+        Some(c) => (c.buf, Transcript::Found),
+        None => (LaneBuf::default(), Transcript::Missing),
     };
-    let stats = buf.stats();
-    let mut head = vec![Pending {
-        ts: task.ts,
-        kind: EventKind::SubagentStart {
-            parent: AgentId::Main,
-            parent_call_id: task.call_id.clone(),
-            profile: text("subagent_type")
-                .map(String::from)
-                .or(meta.agent_type)
-                .unwrap_or_else(|| "general".into()),
-            model: "main".into(),
-            model_name: model_name
-                .or(meta.model)
-                .or_else(|| text("model").map(String::from))
-                .unwrap_or_default(),
-            description: text("description").unwrap_or_default().to_string(),
-            prompt: text("prompt")
-                .map(String::from)
-                .or(prompt.clone())
-                .unwrap_or_default(),
-            max_steps: None,
-            token_budget: None,
-            context_budget: None,
-        },
-    }];
-    if prompt.is_none() {
-        head.push(Pending {
-            ts: task.ts,
-            kind: EventKind::UserMessage {
-                text: text("prompt").unwrap_or_default().to_string(),
-            },
-        });
-    }
+    let tail = child_end(task, &buf, found);
     buf.prepend(head);
-    // A background agent's call returns at launch: the child ends on its own.
-    let background = task.result.as_ref().filter(|r| r.background);
-    let result = task.result.as_ref().filter(|r| !r.background);
-    let end_ts = result
-        .and_then(|r| r.ts)
-        .or(buf.last_ts())
-        .or(background.and_then(|r| r.ts))
-        .or(task.ts);
-    if !found {
-        buf.push(
-            end_ts,
-            EventKind::Error {
-                message: "no transcript of this subagent was found beside the session".into(),
-            },
-        );
+    for pending in tail {
+        buf.push(pending.ts, pending.kind);
     }
-    let reason = match result {
-        None if background.is_some() && found => TerminalReason::Completed,
-        None => TerminalReason::Interrupted,
-        Some(r) if r.is_error && r.text.to_ascii_lowercase().contains("interrupted") => {
-            TerminalReason::Interrupted
-        }
-        Some(r) if r.is_error => TerminalReason::ModelError,
-        Some(r) => r
-            .status
-            .as_deref()
-            .map_or(TerminalReason::Completed, reason_from),
-    };
-    let summary = match (result, background) {
-        (Some(r), _) => without_trailer(&r.text),
-        (None, Some(_)) => stats.final_text.clone().unwrap_or_else(|| {
-            "a background subagent: its answer is not in its transcript".to_string()
-        }),
-        (None, None) => {
-            "no result was recorded: the session ended while this subagent ran".to_string()
-        }
-    };
-    let usage = if stats.usage == Usage::default() {
-        result.and_then(|r| r.usage).unwrap_or_default()
-    } else {
-        stats.usage
-    };
-    let elapsed_ms =
-        result
-            .and_then(|r| r.duration_ms)
-            .unwrap_or_else(|| match (end_ts, task.ts) {
-                (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
-                _ => 0,
-            });
-    buf.push(
-        end_ts,
-        EventKind::TurnEnd {
-            reason,
-            steps: stats.steps,
-            usage,
-        },
-    );
-    buf.push(
-        end_ts,
-        EventKind::SubagentEnd {
-            reason,
-            summary,
-            steps: stats.steps,
-            tool_usage: stats.tool_usage,
-            usage,
-            elapsed_ms,
-        },
-    );
     buf
 }

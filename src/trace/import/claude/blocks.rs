@@ -1,0 +1,75 @@
+//! Small readers of Claude Code's message content: blocks, tool result text,
+//! usage, the trailer of a subagent's result.
+
+use serde_json::Value;
+
+use super::super::lines::{display, str_at, u64_at};
+use crate::event::Usage;
+
+/// A message's content as a list of blocks (a plain string is one text block).
+pub(super) fn content_blocks(content: Option<&Value>) -> Vec<Value> {
+    match content {
+        Some(Value::Array(blocks)) => blocks.iter().filter(|b| b.is_object()).cloned().collect(),
+        Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
+        _ => Vec::new(),
+    }
+}
+
+/// A tool result's content as text: a string, or its blocks' text.
+pub(super) fn flatten(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|b| match str_at(b, "type") {
+                Some("image") => "[image]".to_string(),
+                _ => str_at(b, "text").map_or_else(|| display(b), String::from),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(other) => display(other),
+        None => String::new(),
+    }
+}
+
+pub(super) fn usage_of(usage: Option<&Value>) -> Usage {
+    let Some(u) = usage else {
+        return Usage::default();
+    };
+    Usage {
+        input_tokens: u64_at(u, "input_tokens").unwrap_or(0),
+        output_tokens: u64_at(u, "output_tokens").unwrap_or(0),
+        cache_read_tokens: u64_at(u, "cache_read_input_tokens").unwrap_or(0),
+        cache_write_tokens: u64_at(u, "cache_creation_input_tokens").unwrap_or(0),
+        estimated: false,
+    }
+}
+
+/// Lines of one message repeat its usage, the output count growing: keep the
+/// largest of each.
+pub(super) fn max_usage(a: &Usage, b: &Usage) -> Usage {
+    Usage {
+        input_tokens: a.input_tokens.max(b.input_tokens),
+        output_tokens: a.output_tokens.max(b.output_tokens),
+        cache_read_tokens: a.cache_read_tokens.max(b.cache_read_tokens),
+        cache_write_tokens: a.cache_write_tokens.max(b.cache_write_tokens),
+        estimated: false,
+    }
+}
+
+/// The `agentId: <id>` line Claude Code appends to a subagent's result.
+pub(super) fn trailer_agent_id(text: &str) -> Option<String> {
+    text.lines().rev().find_map(|l| {
+        let rest = l.trim().strip_prefix("agentId:")?;
+        let id = rest.split_whitespace().next()?;
+        Some(id.to_string())
+    })
+}
+
+/// A subagent's result text without the `agentId: …` trailer meant for the model.
+pub(super) fn without_trailer(text: &str) -> String {
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("agentId:"))
+        .collect();
+    kept.join("\n").trim().to_string()
+}
