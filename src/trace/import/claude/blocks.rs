@@ -31,27 +31,29 @@ pub(super) fn flatten(content: Option<&Value>) -> String {
     }
 }
 
-pub(super) fn usage_of(usage: Option<&Value>) -> Usage {
-    let Some(u) = usage else {
-        return Usage::default();
-    };
-    Usage {
+/// A `usage` object; `None` when the line carries none (it then changes nothing).
+pub(super) fn usage_of(usage: Option<&Value>) -> Option<Usage> {
+    let u = usage.filter(|u| u.is_object())?;
+    Some(Usage {
         input_tokens: u64_at(u, "input_tokens").unwrap_or(0),
         output_tokens: u64_at(u, "output_tokens").unwrap_or(0),
         cache_read_tokens: u64_at(u, "cache_read_input_tokens").unwrap_or(0),
         cache_write_tokens: u64_at(u, "cache_creation_input_tokens").unwrap_or(0),
         estimated: false,
-    }
+    })
 }
 
-/// Lines of one message repeat its usage, the output count growing: keep the
-/// largest of each.
-pub(super) fn max_usage(a: &Usage, b: &Usage) -> Usage {
+/// What `now` adds to `counted`, field by field (never below zero).
+pub(super) fn usage_growth(now: &Usage, counted: &Usage) -> Usage {
     Usage {
-        input_tokens: a.input_tokens.max(b.input_tokens),
-        output_tokens: a.output_tokens.max(b.output_tokens),
-        cache_read_tokens: a.cache_read_tokens.max(b.cache_read_tokens),
-        cache_write_tokens: a.cache_write_tokens.max(b.cache_write_tokens),
+        input_tokens: now.input_tokens.saturating_sub(counted.input_tokens),
+        output_tokens: now.output_tokens.saturating_sub(counted.output_tokens),
+        cache_read_tokens: now
+            .cache_read_tokens
+            .saturating_sub(counted.cache_read_tokens),
+        cache_write_tokens: now
+            .cache_write_tokens
+            .saturating_sub(counted.cache_write_tokens),
         estimated: false,
     }
 }

@@ -8,9 +8,10 @@
 //! The rule that links a call to its transcript, first match wins:
 //!
 //! 1. a `meta.json` whose `toolUseId` is the call's id;
-//! 2. the agent id the call's result names (`toolUseResult.agentId`, or the
-//!    `agentId: <id>` trailer of the result text) equal to the transcript's id
-//!    (its file name `agent-<id>.jsonl` or its lines' `agentId`);
+//! 2. the agent id the call's result names (`toolUseResult.agentId`, the
+//!    result block's or line's `agentId`, or the `agentId: <id>` trailer of the
+//!    result text) equal to the transcript's id (its file name
+//!    `agent-<id>.jsonl` or its lines' `agentId`);
 //! 3. the transcript's first user message equal to the call's `prompt` (after
 //!    trimming), among transcripts of this session (flat files of other sessions,
 //!    told by `sessionId`, are left alone); when several match, the one that

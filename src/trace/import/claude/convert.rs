@@ -1,6 +1,7 @@
 //! One Claude Code conversation (the session's own, or one subagent's) turned
-//! into one lane of brood events, one line at a time. User lines are read in
-//! `user.rs`.
+//! into one lane of brood events, one line at a time: the importer feeds it a
+//! whole file, and a follower of a live session can feed it lines as they are
+//! written. User lines are read in `user.rs`.
 
 use std::collections::{HashMap, HashSet};
 
@@ -9,7 +10,7 @@ use serde_json::Value;
 use super::super::Report;
 use super::super::lines::{bool_at, first_str, str_at, timestamp_ms};
 use super::super::timeline::LaneBuf;
-use super::blocks::{content_blocks, max_usage, usage_of};
+use super::blocks::{content_blocks, usage_growth, usage_of};
 use crate::event::{EventKind, TerminalReason, Usage};
 use crate::protocol::TASK_TOOL;
 
@@ -36,7 +37,7 @@ pub(super) struct TaskResult {
     pub ts: Option<i64>,
     pub text: String,
     pub is_error: bool,
-    /// From `toolUseResult` (newer versions) or the `agentId: …` trailer.
+    /// From `toolUseResult`, the result block or line, or the `agentId: …` trailer.
     pub agent_id: Option<String>,
     pub status: Option<String>,
     /// The call only launched a background agent, which goes on after it.
@@ -45,15 +46,21 @@ pub(super) struct TaskResult {
     pub usage: Option<Usage>,
 }
 
-/// An assistant message still receiving lines (one per content block).
+/// One `tool_use` block: id, name, input, and when its line was written.
+pub(super) type ToolUse = (String, String, Value, Option<i64>);
+
+/// An assistant message still receiving lines. Claude Code writes one line per
+/// content block, each with the usage counted so far, and may write the results
+/// of its first calls before the message's last blocks.
 pub(super) struct OpenMessage {
-    id: String,
-    model: String,
-    ts: Option<i64>,
-    text: Vec<String>,
-    tool_uses: Vec<(String, String, Value, Option<i64>)>,
-    usage: Usage,
-    stop_reason: String,
+    pub id: String,
+    pub model: String,
+    pub ts: Option<i64>,
+    pub text: Vec<String>,
+    pub tool_uses: Vec<ToolUse>,
+    /// The latest line's usage: the counts grow line by line.
+    pub usage: Usage,
+    pub stop_reason: String,
 }
 
 pub(super) struct Turn {
@@ -62,13 +69,17 @@ pub(super) struct Turn {
     pub reason: TerminalReason,
 }
 
-/// Turns the `user` and `assistant` lines of one conversation into events.
+/// Turns the lines of one conversation into events.
 pub(super) struct Converter {
     pub buf: LaneBuf,
     /// The session's own lane: it has turns, and its `Task` calls start children.
     pub(super) main: bool,
     pub(super) open: Option<OpenMessage>,
-    pub(super) closed: HashSet<String>,
+    /// User lines holding results of the open message's calls, shown once the
+    /// message is complete (after its calls, as brood's own loop orders them).
+    pub(super) held: Vec<(Value, Option<i64>)>,
+    /// The usage shown so far per message id.
+    pub(super) counted: HashMap<String, Usage>,
     pub(super) seen: HashSet<String>,
     pub(super) calls: HashMap<String, (String, Option<i64>)>,
     pub(super) step: u32,
@@ -90,7 +101,8 @@ impl Converter {
             buf: LaneBuf::default(),
             main,
             open: None,
-            closed: HashSet::new(),
+            held: Vec::new(),
+            counted: HashMap::new(),
             seen: HashSet::new(),
             calls: HashMap::new(),
             step: 0,
@@ -163,9 +175,8 @@ impl Converter {
         if self.open.as_ref().is_some_and(|m| m.id != id) {
             self.flush();
         }
-        if self.open.is_none() && self.closed.contains(&id) {
-            // Blocks of a message already shown, written after a tool result.
-            self.late_blocks(&blocks, ts, report);
+        if self.open.is_none() && self.counted.contains_key(&id) {
+            self.late_blocks(&id, message, &blocks, ts, report);
             return;
         }
         let open = self.open.get_or_insert_with(|| OpenMessage {
@@ -184,41 +195,74 @@ impl Converter {
                 other => report.skip(format!("block:{other}")),
             }
         }
-        let usage = usage_of(message.get("usage"));
-        open.usage = max_usage(&open.usage, &usage);
+        if let Some(usage) = usage_of(message.get("usage")) {
+            open.usage = usage;
+        }
         if let Some(stop) = str_at(message, "stop_reason") {
             open.stop_reason = stop.to_string();
         }
     }
 
-    fn late_blocks(&mut self, blocks: &[Value], ts: Option<i64>, report: &mut Report) {
+    /// Blocks of a message already shown (something other than its own tool
+    /// results came in between): their text and calls, and the usage the
+    /// message grew by since it was shown, so every message counts once, at
+    /// its last line's value.
+    fn late_blocks(
+        &mut self,
+        id: &str,
+        message: &Value,
+        blocks: &[Value],
+        ts: Option<i64>,
+        report: &mut Report,
+    ) {
+        let mut text = Vec::new();
+        let mut calls = Vec::new();
         for block in blocks {
             match str_at(block, "type").unwrap_or("text") {
-                "text" => {
-                    let text = str_at(block, "text").unwrap_or_default().to_string();
-                    self.buf
-                        .push(ts, EventKind::TextDelta { text: text.clone() });
-                    self.buf.push(
-                        ts,
-                        EventKind::AssistantMessage {
-                            text,
-                            tool_calls: 0,
-                            usage: Usage::default(),
-                            stop_reason: String::new(),
-                        },
-                    );
-                }
-                "tool_use" => {
-                    let (id, name, input, ts) = tool_use(block, ts);
-                    self.call(id, name, input, ts);
-                }
+                "text" => text.extend(str_at(block, "text").map(String::from)),
+                "tool_use" => calls.push(tool_use(block, ts)),
                 other => report.skip(format!("block:{other}")),
             }
         }
+        let mut growth = Usage::default();
+        if let (Some(now), Some(counted)) =
+            (usage_of(message.get("usage")), self.counted.get_mut(id))
+        {
+            growth = usage_growth(&now, counted);
+            *counted = now;
+        }
+        let text = text.join("\n\n");
+        if text.is_empty() && calls.is_empty() && growth == Usage::default() {
+            return;
+        }
+        if !text.is_empty() {
+            self.buf
+                .push(ts, EventKind::TextDelta { text: text.clone() });
+        }
+        // Calls alone need no message: the one shown already announced them.
+        if !text.is_empty() || growth != Usage::default() {
+            self.buf.push(
+                ts,
+                EventKind::AssistantMessage {
+                    text,
+                    tool_calls: calls.len(),
+                    usage: growth,
+                    stop_reason: str_at(message, "stop_reason")
+                        .unwrap_or_default()
+                        .to_string(),
+                },
+            );
+        }
+        if let Some(turn) = &mut self.turn {
+            turn.usage.add(&growth);
+        }
+        for (id, name, input, ts) in calls {
+            self.call(id, name, input, ts);
+        }
     }
 
-    /// Emits the open assistant message: request, text, message, then its calls
-    /// (the order brood's own loop publishes them in).
+    /// Emits the open assistant message: request, text, message, its calls (the
+    /// order brood's own loop publishes them in), then the results held for it.
     pub(super) fn flush(&mut self) {
         let Some(open) = self.open.take() else {
             return;
@@ -261,7 +305,10 @@ impl Converter {
         for (id, name, input, ts) in open.tool_uses {
             self.call(id, name, input, ts);
         }
-        self.closed.insert(open.id);
+        self.counted.insert(open.id, open.usage);
+        for (line, ts) in std::mem::take(&mut self.held) {
+            self.results(&line, ts);
+        }
     }
 
     pub(super) fn call(&mut self, call_id: String, name: String, input: Value, ts: Option<i64>) {
@@ -290,6 +337,17 @@ impl Converter {
         }
     }
 
+    /// Opens a turn of the session's lane, ending the one before.
+    pub(super) fn start_turn(&mut self) {
+        self.end_turn();
+        self.step = 0;
+        self.turn = Some(Turn {
+            steps: 0,
+            usage: Usage::default(),
+            reason: TerminalReason::Completed,
+        });
+    }
+
     /// Ends the main lane's open turn, if any, when its last event happened
     /// (not when the next user message came: the agent was idle in between).
     pub(super) fn end_turn(&mut self) {
@@ -313,7 +371,7 @@ impl Converter {
     }
 }
 
-fn tool_use(block: &Value, ts: Option<i64>) -> (String, String, Value, Option<i64>) {
+pub(super) fn tool_use(block: &Value, ts: Option<i64>) -> ToolUse {
     (
         str_at(block, "id").unwrap_or_default().to_string(),
         str_at(block, "name").unwrap_or("unknown").to_string(),

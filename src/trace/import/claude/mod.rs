@@ -7,9 +7,12 @@
 //!   `interrupted`, and the turn ends `interrupted`;
 //! - an assistant message → `model_request` (step counted per turn), one
 //!   `text_delta` with its text, `assistant_message` with usage, stop reason and
-//!   the number of tool calls, then one `tool_call` per `tool_use`. Claude Code
-//!   writes one line per content block; lines sharing `message.id` are one
-//!   message, and their usage is the largest each line reported;
+//!   the number of tool calls, then one `tool_call` per `tool_use`, then the
+//!   results. Claude Code writes one line per content block, each with the
+//!   usage counted so far, and runs a call as soon as its block is written, so
+//!   the results of a message's first calls can come before its last blocks:
+//!   lines sharing `message.id` are one message, whatever results come between,
+//!   and its usage is its last line's;
 //! - a `tool_result` block → `tool_result` (content flattened to text, images as
 //!   `[image]`, `is_error`, duration from the call's timestamp);
 //! - an assistant line marked `isApiErrorMessage` → `error`;

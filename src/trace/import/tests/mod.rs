@@ -3,6 +3,7 @@
 
 mod claude;
 mod claude_edge;
+mod claude_links;
 mod mycodeagent;
 mod roundtrip;
 
