@@ -26,12 +26,13 @@
 //!   `toolUseResult.totalDurationMs` or the timestamps). A background agent
 //!   (`toolUseResult.isAsync`, status `async_launched`) returns at launch: its
 //!   lane runs on past that result and ends with its own last event, its last
-//!   text as the summary. How a call finds its transcript is told in
-//!   `claude/children.rs`; the lane's start and end are made in
-//!   `claude/lane.rs`.
+//!   text as the summary. How a call finds its transcript (a file, sidechain
+//!   lines or `agent_progress` lines) is told in `claude/children.rs`; the
+//!   lane's start and end are made in `claude/lane.rs`.
 //!
-//! Left out, and counted in `skipped`: `summary`, `system`, `progress`,
-//! `file-history-snapshot`, `queue-operation` and other line types; `thinking`
+//! Left out, and counted in `skipped`: `summary`, `system`,
+//! `file-history-snapshot`, `queue-operation` and other line types; `progress`
+//! lines other than a child's `agent_progress`; `thinking`
 //! and other content blocks (`block:<type>`); `isMeta` user lines (skill and
 //! command expansions) and compaction summaries; lines repeating a `uuid`. Not
 //! kept at all: `toolUseResult` details beyond a Task's status, id, duration and
@@ -51,7 +52,7 @@ use super::lines::JsonLines;
 use super::timeline::{LaneBuf, Timeline};
 use super::{Format, ImportError, Imported, Report, header};
 use crate::event::AgentId;
-use chains::{InlineChains, Route, route};
+use chains::{InlineChains, ProgressChains, Route, route};
 use children::Child;
 use convert::{Converter, TaskCall};
 use lane::{Transcript, child_end, child_start};
@@ -59,9 +60,11 @@ use lane::{Transcript, child_end, child_start};
 /// Imports a Claude Code session file with its subagents' transcripts.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
     let mut report = Report::default();
+    let described = children::described_calls(path);
     let mut lines = JsonLines::open(path)?;
     let mut main = Converter::new(true);
     let mut inline = InlineChains::default();
+    let mut progress = ProgressChains::default();
     // A subagent's own file given alone is all sidechain: show it as the session.
     let mut standalone = None;
     while let Some((no, line)) = lines.next_value(&mut report)? {
@@ -72,6 +75,10 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
         match route(&line, &mut standalone) {
             Route::Main => main.line(&line, &mut report),
             Route::Sidechain => inline.line(&line, &mut report),
+            Route::AgentProgress { parent_call } if described.contains(parent_call) => {
+                report.skip("progress")
+            }
+            Route::AgentProgress { parent_call } => progress.line(parent_call, &line, &mut report),
         }
     }
     let main = main.finish();
@@ -80,6 +87,7 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
         main.session_id.as_deref(),
         &main.tasks,
         inline,
+        progress,
         &mut report,
     )?;
 

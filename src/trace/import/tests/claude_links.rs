@@ -1,5 +1,6 @@
 //! Claude Code sessions shaped like 2.0 and 2.1 files: sidechains told apart by
-//! `agentId`, messages split over lines with tool results between them. The counts asserted were read off the
+//! `agentId`, children carried by `agent_progress` lines, messages split over
+//! lines with tool results between them. The counts asserted were read off the
 //! samples in `tests/data/import/claude/-home-dev-notes/` by hand.
 
 use std::collections::BTreeMap;
@@ -11,6 +12,7 @@ use crate::event::{TerminalReason, Usage};
 
 const INLINE_IDS: &str = "claude/-home-dev-notes/3a41c7e2-5b9d-4f60-8e2a-7c1d9b4f0a63.jsonl";
 const USAGE: &str = "claude/-home-dev-notes/5d2e8f14-0c7a-4b3e-9f61-2a8d4c6e1b07.jsonl";
+const PROGRESS: &str = "claude/-home-dev-notes/8b7c6d5e-4f3a-4b21-8c0d-9e8f7a6b5c4d.jsonl";
 
 fn sample(rel: &str) -> Imported {
     let imported = import(&data(rel)).unwrap();
@@ -209,4 +211,95 @@ fn a_message_shown_before_its_last_line_adds_only_what_it_grew_by() {
     assert_eq!(main.iter().map(|m| m.2.output_tokens).sum::<u64>(), 400);
     assert_eq!(main.iter().map(|m| m.2.input_tokens).sum::<u64>(), 10);
     assert_eq!(main[1].0, "Reading them.");
+}
+
+#[test]
+fn children_are_read_from_progress_lines_when_no_transcript_file_exists() {
+    let imported = sample(PROGRESS);
+    let events = &imported.events;
+    assert_eq!(imported.children_loaded, 2);
+    assert!(imported.notes.is_empty(), "{:?}", imported.notes);
+    assert_eq!(prompts(events).len(), 1);
+    let sub1 = of(events, AgentId::Sub(1));
+    assert_eq!(
+        kinds(&sub1),
+        [
+            "subagent_start",
+            "user_message",
+            "model_request",
+            "assistant_message",
+            "tool_call",
+            "tool_result",
+            "model_request",
+            "assistant_message",
+            "tool_call",
+            "tool_result",
+            "model_request",
+            "text_delta",
+            "assistant_message",
+            "turn_end",
+            "subagent_end"
+        ]
+    );
+    let (reason, steps, used, output, summary) = end_of(events, 1);
+    assert_eq!((reason, steps), (TerminalReason::Completed, 3));
+    assert_eq!(used, tools(&[("Grep", 2)]));
+    assert_eq!(output, 64 + 58 + 143);
+    assert!(summary.starts_with("Dead code in billing/"), "{summary}");
+    assert!(!summary.contains("agentId"), "{summary}");
+    let (_, steps, used, output, _) = end_of(events, 2);
+    assert_eq!(steps, 2, "msg_01CovA spans two progress lines");
+    assert_eq!(used, tools(&[("Bash", 1)]));
+    assert_eq!(output, 97 + 176);
+    // Hook and bash progress lines are not a child's.
+    assert_eq!(imported.skipped.get("progress"), Some(&2));
+    // Both children run at once, inside their calls.
+    let start2 = position(events, |e| {
+        e.agent == AgentId::Sub(2) && matches!(e.kind, EventKind::SubagentStart { .. })
+    });
+    let end1 = position(events, |e| {
+        e.agent == AgentId::Sub(1) && matches!(e.kind, EventKind::SubagentEnd { .. })
+    });
+    let result1 = position(
+        events,
+        |e| matches!(&e.kind, EventKind::ToolResult { call_id, .. } if call_id == "toolu_01DeadCode"),
+    );
+    assert!(start2 < end1 && end1 < result1);
+}
+
+#[test]
+fn progress_lines_do_not_replace_a_transcript_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    std::fs::create_dir_all(&project).unwrap();
+    let session = copy_as(
+        PROGRESS,
+        &project,
+        "8b7c6d5e-4f3a-4b21-8c0d-9e8f7a6b5c4d.jsonl",
+    );
+    let subagents = project.join("8b7c6d5e-4f3a-4b21-8c0d-9e8f7a6b5c4d/subagents");
+    std::fs::create_dir_all(&subagents).unwrap();
+    let prompt = "List the functions in billing/ that nothing else calls.";
+    write_lines(
+        &subagents.join("agent-d3adc0d.jsonl"),
+        &[
+            json!({"type": "user", "uuid": "f1", "isSidechain": true, "agentId": "d3adc0d",
+                   "message": {"role": "user", "content": prompt}}),
+            json!({"type": "assistant", "uuid": "f2", "isSidechain": true, "agentId": "d3adc0d",
+                   "message": {"id": "mf", "model": "claude-haiku-4-5", "content": [{"type": "text", "text": "From the file."}]}}),
+        ],
+    );
+    std::fs::write(
+        subagents.join("agent-d3adc0d.meta.json"),
+        json!({"agentType": "Explore", "toolUseId": "toolu_01DeadCode"}).to_string(),
+    )
+    .unwrap();
+    let imported = import(&session).unwrap();
+    assert_well_formed(&imported);
+    assert_eq!(imported.children_loaded, 2);
+    let (_, steps, _, _, _) = end_of(&imported.events, 1);
+    assert_eq!(steps, 1, "sub-1 is the file's");
+    // Its progress lines were counted, not read.
+    assert_eq!(imported.skipped.get("progress"), Some(&(2 + 6)));
+    assert_eq!(end_of(&imported.events, 2).1, 2);
 }
