@@ -1,5 +1,5 @@
 //! Small readers of Claude Code's message content: blocks, tool result text,
-//! usage, the trailer of a subagent's result.
+//! usage, the tags Claude Code wraps its own text in.
 
 use serde_json::Value;
 
@@ -74,4 +74,51 @@ pub(super) fn without_trailer(text: &str) -> String {
         .filter(|l| !l.trim_start().starts_with("agentId:"))
         .collect();
     kept.join("\n").trim().to_string()
+}
+
+/// The text between `<name>` and `</name>`, trimmed; `None` without the tag.
+pub(super) fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    inside(text, name).map(str::trim)
+}
+
+/// The text between `<name>` and `</name>` as it is (command output keeps its
+/// leading spaces); to the end when the tag is not closed.
+pub(super) fn inside<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&close).map_or(text.len(), |e| start + e);
+    Some(&text[start..end])
+}
+
+/// Text without terminal escape sequences (`/model` writes bold names as
+/// `ESC[1m…ESC[22m`): the view shows control characters, so the styling would
+/// come out as noise.
+pub(super) fn without_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            // Parameters and intermediates, then one final byte in @..~.
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The first line that is not blank, for one-line labels.
+pub(super) fn first_line(text: &str) -> &str {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default()
 }

@@ -34,6 +34,10 @@ pub(super) fn route<'a>(line: &'a Value, standalone: &mut Option<bool>) -> Route
                 false => Route::Main,
             }
         }
+        // Compaction inside a child written into the session file.
+        Some("system") if bool_at(line, "isSidechain") && *standalone == Some(false) => {
+            Route::Sidechain
+        }
         Some("progress") => {
             let data = line.get("data").unwrap_or(&Value::Null);
             match (str_at(data, "type"), str_at(line, "parentToolUseID")) {

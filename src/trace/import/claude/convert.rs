@@ -1,7 +1,8 @@
 //! One Claude Code conversation (the session's own, or one subagent's) turned
 //! into one lane of brood events, one line at a time: the importer feeds it a
 //! whole file, and a follower of a live session can feed it lines as they are
-//! written. User lines are read in `user.rs`.
+//! written. User lines are read in `user.rs`, the lines Claude Code writes for
+//! itself (commands, notifications, compaction) in `harness.rs`.
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,6 +12,7 @@ use super::super::Report;
 use super::super::lines::{bool_at, first_str, str_at, timestamp_ms};
 use super::super::timeline::LaneBuf;
 use super::blocks::{content_blocks, usage_growth, usage_of};
+use super::harness::OpenNote;
 use crate::event::{EventKind, TerminalReason, Usage};
 use crate::protocol::TASK_TOOL;
 
@@ -84,7 +86,12 @@ pub(super) struct Converter {
     pub(super) calls: HashMap<String, (String, Option<i64>)>,
     pub(super) step: u32,
     pub(super) turn: Option<Turn>,
+    /// The last message asked for no tools: the agent is waiting for the user.
+    pub(super) idle: bool,
     pub(super) messages: usize,
+    /// Commands and compactions still waiting for the line that answers them.
+    pub(super) notes: Vec<OpenNote>,
+    pub(super) note_ids: u32,
     /// The first user text: a child's prompt.
     pub prompt: Option<String>,
     pub first_ts: Option<i64>,
@@ -107,7 +114,10 @@ impl Converter {
             calls: HashMap::new(),
             step: 0,
             turn: None,
+            idle: true,
             messages: 0,
+            notes: Vec::new(),
+            note_ids: 0,
             prompt: None,
             first_ts: None,
             model: None,
@@ -118,11 +128,11 @@ impl Converter {
         }
     }
 
-    /// Takes one line of the conversation; types other than `user` and
-    /// `assistant` are counted in `report`.
+    /// Takes one line of the conversation; types other than `user`, `assistant`
+    /// and `system` are counted in `report`.
     pub fn line(&mut self, line: &Value, report: &mut Report) {
         let kind = str_at(line, "type").unwrap_or("(no type)");
-        if !matches!(kind, "user" | "assistant") {
+        if !matches!(kind, "user" | "assistant" | "system") {
             report.skip(kind);
             return;
         }
@@ -145,15 +155,17 @@ impl Converter {
             }
         }
         let message = line.get("message").unwrap_or(&Value::Null);
-        if kind == "assistant" {
-            self.assistant(line, message, ts, report);
-        } else {
-            self.user(line, message, ts, report);
+        match kind {
+            "assistant" => self.assistant(line, message, ts, report),
+            "user" => self.user(line, message, ts, report),
+            _ => self.system(line, ts, report),
         }
     }
 
     fn assistant(&mut self, line: &Value, message: &Value, ts: Option<i64>, report: &mut Report) {
         let blocks = content_blocks(message.get("content"));
+        // The model speaks: no command output is coming any more.
+        self.close_notes();
         if bool_at(line, "isApiErrorMessage") {
             self.flush();
             let text = blocks
@@ -256,6 +268,7 @@ impl Converter {
         if let Some(turn) = &mut self.turn {
             turn.usage.add(&growth);
         }
+        self.idle &= calls.is_empty();
         for (id, name, input, ts) in calls {
             self.call(id, name, input, ts);
         }
@@ -269,6 +282,11 @@ impl Converter {
         };
         let synthetic = open.model == "<synthetic>";
         if !synthetic {
+            // A model step after no prompt (a task notification, a command that
+            // expands into a prompt, a resumed session) is a turn of its own.
+            if self.main && self.turn.is_none() {
+                self.start_turn();
+            }
             self.step += 1;
             self.buf.push(
                 open.ts,
@@ -302,6 +320,7 @@ impl Converter {
             turn.steps += u32::from(!synthetic);
             turn.usage.add(&open.usage);
         }
+        self.idle = open.tool_uses.is_empty();
         for (id, name, input, ts) in open.tool_uses {
             self.call(id, name, input, ts);
         }
@@ -363,9 +382,19 @@ impl Converter {
         }
     }
 
+    /// Ends the turn if the agent had finished it: what Claude Code writes for
+    /// itself between turns (a command, a notification) belongs to no turn, and
+    /// what it writes during one (a notification mid-turn) changes nothing.
+    pub(super) fn settle(&mut self) {
+        if self.idle {
+            self.end_turn();
+        }
+    }
+
     /// Emits what is still open at the end of the file.
     pub fn finish(mut self) -> Self {
         self.flush();
+        self.close_notes();
         self.end_turn();
         self
     }

@@ -10,6 +10,7 @@ use super::super::timeline::{LaneBuf, Pending, reason_from};
 use super::blocks::without_trailer;
 use super::children::Meta;
 use super::convert::{Converter, TaskCall};
+use super::harness::is_note;
 use crate::event::{AgentId, EventKind, TerminalReason, Usage};
 
 /// `subagent_start`, then the call's prompt when the transcript does not open
@@ -68,7 +69,8 @@ pub(super) enum Transcript {
 /// transcript is missing, `turn_end` and `subagent_end` (reason and summary
 /// from the call's result; steps, tools and usage from the lane).
 pub(super) fn child_end(task: &TaskCall, lane: &LaneBuf, transcript: Transcript) -> Vec<Pending> {
-    let stats = lane.stats();
+    let mut stats = lane.stats();
+    stats.tool_usage.retain(|name, _| !is_note(name));
     // A background agent's call returns at launch: the child ends on its own.
     let background = task.result.as_ref().filter(|r| r.background);
     let result = task.result.as_ref().filter(|r| !r.background);

@@ -16,6 +16,10 @@
 //! - a `tool_result` block → `tool_result` (content flattened to text, images as
 //!   `[image]`, `is_error`, duration from the call's timestamp);
 //! - an assistant line marked `isApiErrorMessage` → `error`;
+//! - what Claude Code writes for itself (slash commands and their output, `!`
+//!   commands, task notifications, `isMeta` text, compaction boundaries and
+//!   summaries) → notes, told in `claude/harness.rs`: none is a prompt or
+//!   starts a turn; a model step after one opens a turn of its own;
 //! - a `Task` or `Agent` call → a `tool_call` named `task` (so the screen draws a
 //!   task cell) and a child lane `sub-N`, numbered in call order:
 //!   `subagent_start`, the child's own events, `turn_end` and `subagent_end`
@@ -30,19 +34,21 @@
 //!   lines or `agent_progress` lines) is told in `claude/children.rs`; the
 //!   lane's start and end are made in `claude/lane.rs`.
 //!
-//! Left out, and counted in `skipped`: `summary`, `system`,
-//! `file-history-snapshot`, `queue-operation` and other line types; `progress`
-//! lines other than a child's `agent_progress`; `thinking`
-//! and other content blocks (`block:<type>`); `isMeta` user lines (skill and
-//! command expansions) and compaction summaries; lines repeating a `uuid`. Not
-//! kept at all: `toolUseResult` details beyond a Task's status, id, duration and
-//! usage; per-line `cwd`/`gitBranch` changes; limits (Claude Code has none for
-//! subagents, so `max_steps` and the budgets are `None`).
+//! Left out, and counted in `skipped`: `summary`, `file-history-snapshot`,
+//! `queue-operation`, `attachment` and other line types; `system` lines other
+//! than compaction boundaries and local commands; `progress` lines other than a
+//! child's `agent_progress`; `thinking` and other content blocks
+//! (`block:<type>`); the caveat Claude Code writes before each local command;
+//! lines repeating a `uuid`. Not kept at all: `toolUseResult` details beyond a
+//! Task's status, id, duration and usage; per-line `cwd`/`gitBranch` changes;
+//! limits (Claude Code has none for subagents, so `max_steps` and the budgets
+//! are `None`).
 
 mod blocks;
 mod chains;
 mod children;
 mod convert;
+mod harness;
 mod lane;
 mod user;
 

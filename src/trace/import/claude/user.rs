@@ -1,4 +1,5 @@
-//! `user` lines: prompts, interruptions and tool results.
+//! `user` lines: prompts, interruptions, tool results, and the text Claude Code
+//! writes as if the user had said it (told apart in `harness.rs`).
 
 use serde_json::Value;
 
@@ -6,6 +7,7 @@ use super::super::Report;
 use super::super::lines::{bool_at, str_at, u64_at};
 use super::blocks::{content_blocks, flatten, trailer_agent_id, usage_of};
 use super::convert::{Converter, TaskResult};
+use super::harness;
 use crate::event::{EventKind, TerminalReason};
 
 impl Converter {
@@ -22,14 +24,6 @@ impl Converter {
             return;
         }
         self.flush();
-        if bool_at(line, "isMeta") {
-            report.skip("user (isMeta)");
-            return;
-        }
-        if bool_at(line, "isCompactSummary") {
-            report.skip("user (compact summary)");
-            return;
-        }
         let mut texts = Vec::new();
         let mut results = 0;
         match content {
@@ -46,12 +40,26 @@ impl Converter {
             }
         }
         let text = texts.join("\n");
+        if bool_at(line, "isCompactSummary") {
+            self.compact_summary(&text, ts);
+            return;
+        }
         if results > 0 {
+            self.close_notes();
             self.results(line, ts);
         }
         if text.trim().is_empty() {
             return;
         }
+        if let Some(said) = harness::said(&text) {
+            self.harness(said, ts, report);
+            return;
+        }
+        if bool_at(line, "isMeta") {
+            self.meta(&text, ts);
+            return;
+        }
+        self.close_notes();
         self.messages += 1;
         if text
             .trim_start()
@@ -61,6 +69,7 @@ impl Converter {
             if let Some(turn) = &mut self.turn {
                 turn.reason = TerminalReason::Interrupted;
             }
+            self.idle = true;
             return;
         }
         if self.prompt.is_none() {
@@ -69,6 +78,7 @@ impl Converter {
         if self.main {
             self.start_turn();
         }
+        self.idle = false;
         self.buf.push(ts, EventKind::UserMessage { text });
     }
 
@@ -104,6 +114,7 @@ impl Converter {
             self.tool_result(block, extra, line_agent, ts);
         }
         self.messages += usize::from(!blocks.is_empty());
+        self.idle = false;
     }
 
     fn tool_result(

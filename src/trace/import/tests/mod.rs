@@ -4,6 +4,7 @@
 mod claude;
 mod claude_edge;
 mod claude_links;
+mod claude_notes;
 mod mycodeagent;
 mod roundtrip;
 
