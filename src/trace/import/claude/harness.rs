@@ -1,7 +1,7 @@
 //! What Claude Code writes into a conversation for itself rather than for the
 //! user or the model: slash commands and their output, `!` shell commands,
 //! task notifications, text it adds to the model's context (`isMeta`),
-//! compaction boundaries and summaries.
+//! compaction boundaries and summaries, and rewinds.
 //!
 //! None of it is a prompt, so none of it is a `user_message` or starts a turn.
 //! Each is shown as a note: a `tool_call` / `tool_result` pair whose name has a
@@ -25,10 +25,11 @@ pub(super) const SHELL: &str = "user shell";
 pub(super) const NOTIFICATION: &str = "task notification";
 pub(super) const CONTEXT: &str = "added context";
 pub(super) const COMPACTION: &str = "compaction";
+pub(super) const REWIND: &str = "rewind";
 
 /// Whether a `tool_call` name is one of the notes above (not a call the model made).
 pub(super) fn is_note(name: &str) -> bool {
-    [COMMAND, SHELL, NOTIFICATION, CONTEXT, COMPACTION].contains(&name)
+    [COMMAND, SHELL, NOTIFICATION, CONTEXT, COMPACTION, REWIND].contains(&name)
 }
 
 /// What a note still waits for.
@@ -242,6 +243,17 @@ impl Converter {
             self.settle();
             self.note(COMPACTION, "context compacted", json!({}), text, false, ts);
         }
+    }
+
+    /// A rewound branch, folded: what the user abandoned, in one note where it was.
+    pub(super) fn rewound(&mut self, label: &str, listing: &str, span: (Option<i64>, Option<i64>)) {
+        self.flush();
+        self.close_notes();
+        // The user went back to an earlier prompt: the turn before is over.
+        self.end_turn();
+        self.idle = true;
+        let call_id = self.note_call(REWIND, label, json!({}), span.0);
+        self.note_result(&call_id, REWIND, listing, false, span.0, span.1);
     }
 
     /// A note's `tool_call`, whose result comes when `awaits` does.

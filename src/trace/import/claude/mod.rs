@@ -20,6 +20,9 @@
 //!   commands, task notifications, `isMeta` text, compaction boundaries and
 //!   summaries) → notes, told in `claude/harness.rs`: none is a prompt or
 //!   starts a turn; a model step after one opens a turn of its own;
+//! - a rewind (the user went back to an earlier prompt) → the abandoned branch
+//!   folded into one note where it was, and the kept branch followed, told in
+//!   `claude/rewind.rs`;
 //! - a `Task` or `Agent` call → a `tool_call` named `task` (so the screen draws a
 //!   task cell) and a child lane `sub-N`, numbered in call order:
 //!   `subagent_start`, the child's own events, `turn_end` and `subagent_end`
@@ -50,6 +53,7 @@ mod children;
 mod convert;
 mod harness;
 mod lane;
+mod rewind;
 mod user;
 
 use std::path::Path;
@@ -62,21 +66,67 @@ use chains::{InlineChains, ProgressChains, Route, route};
 use children::Child;
 use convert::{Converter, TaskCall};
 use lane::{Transcript, child_end, child_start};
+use rewind::{Abandoned, Fold, Tree};
 
 /// Imports a Claude Code session file with its subagents' transcripts.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
+    let mut tree = Tree::default();
+    let mut session = read(path, &Abandoned::default(), Some(&mut tree))?;
+    // Rewinds are rare: only a file that has them is read again, without the
+    // branches the user left.
+    let abandoned = tree.abandoned();
+    if !abandoned.is_empty() {
+        session = read(path, &abandoned, None)?;
+    }
+    assemble(path, session)
+}
+
+/// What one reading of a session file gathers.
+struct Read {
+    main: Converter,
+    inline: InlineChains,
+    progress: ProgressChains,
+    report: Report,
+}
+
+/// Reads the session file line by line, leaving out the `abandoned` branches
+/// (each folded into a note) and adding every line to `tree` if given.
+fn read(
+    path: &Path,
+    abandoned: &Abandoned,
+    mut tree: Option<&mut Tree>,
+) -> Result<Read, ImportError> {
     let mut report = Report::default();
     let described = children::described_calls(path);
     let mut lines = JsonLines::open(path)?;
     let mut main = Converter::new(true);
     let mut inline = InlineChains::default();
     let mut progress = ProgressChains::default();
+    // The abandoned branch being read: its number and its conversation.
+    let mut branch: Option<(usize, Converter)> = None;
+    // What abandoned lines would have counted is not what the session skipped.
+    let mut scratch = Report::default();
     // A subagent's own file given alone is all sidechain: show it as the session.
     let mut standalone = None;
     while let Some((no, line)) = lines.next_value(&mut report)? {
         if !line.is_object() {
             lines.bad(&mut report, no, "not a JSON object");
             continue;
+        }
+        if let Some(tree) = tree.as_deref_mut() {
+            tree.add(&line);
+        }
+        if let Some(n) = abandoned.branch_of(&line) {
+            if branch.as_ref().is_some_and(|(open, _)| *open != n) {
+                fold(&mut main, branch.take());
+            }
+            let (_, conv) = branch.get_or_insert_with(|| (n, Converter::new(false)));
+            conv.line(&line, &mut scratch);
+            continue;
+        }
+        // The branch ends where the conversation goes on without it.
+        if abandoned.continues(&line) {
+            fold(&mut main, branch.take());
         }
         match route(&line, &mut standalone) {
             Route::Main => main.line(&line, &mut report),
@@ -87,7 +137,24 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
             Route::AgentProgress { parent_call } => progress.line(parent_call, &line, &mut report),
         }
     }
-    let main = main.finish();
+    fold(&mut main, branch.take());
+    Ok(Read {
+        main: main.finish(),
+        inline,
+        progress,
+        report,
+    })
+}
+
+/// The session's lane and its children's, merged into one stream.
+fn assemble(path: &Path, read: Read) -> Result<Imported, ImportError> {
+    let Read {
+        main,
+        inline,
+        progress,
+        mut report,
+    } = read;
+
     let children = children::link(
         path,
         main.session_id.as_deref(),
@@ -139,6 +206,14 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
         notes: report.notes,
         truncated: report.truncated,
     })
+}
+
+/// Shows a finished abandoned branch as one note in the session's lane.
+fn fold(main: &mut Converter, branch: Option<(usize, Converter)>) {
+    if let Some((_, conv)) = branch {
+        let fold = Fold::of(&conv.finish());
+        main.rewound(&fold.label, &fold.listing, fold.span);
+    }
 }
 
 /// A child's lane: its start, its transcript (if found), its end.

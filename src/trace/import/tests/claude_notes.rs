@@ -1,7 +1,9 @@
 //! What Claude Code writes into a session for itself (slash commands, their
-//! output, `!` commands, task notifications, `isMeta` text, compaction): shown
-//! as notes, never as prompts, and never as empty turns. The
+//! output, `!` commands, task notifications, `isMeta` text, compaction) and
+//! rewinds: shown as notes, never as prompts, and never as empty turns. The
 //! counts asserted were read off the samples by hand.
+
+use serde_json::json;
 
 use super::*;
 use crate::protocol::SessionInfo;
@@ -9,6 +11,7 @@ use crate::tui::state::{CallStatus, EntryKind, State};
 
 const HARNESS: &str = "claude/-home-dev-notes/2f9e4c1a-7b6d-4e5f-a0b1-c2d3e4f5a6b7.jsonl";
 const COMPACT: &str = "claude/-home-dev-notes/6c3b2a19-8d7e-4f6a-b5c4-d3e2f1a0b9c8.jsonl";
+const REWIND: &str = "claude/-home-dev-notes/9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a.jsonl";
 
 fn sample(rel: &str) -> Imported {
     let imported = import(&data(rel)).unwrap();
@@ -42,7 +45,7 @@ fn notes(events: &[Event]) -> Vec<(String, String, String, bool)> {
     let lane = of(events, AgentId::Main);
     calls(events)
         .into_iter()
-        .filter(|(name, _)| name.contains(' ') || ["compaction"].contains(&name.as_str()))
+        .filter(|(name, _)| name.contains(' ') || ["compaction", "rewind"].contains(&name.as_str()))
         .map(|(name, label)| {
             let result = lane
                 .iter()
@@ -80,7 +83,7 @@ fn model_calls(events: &[Event]) -> Vec<String> {
     calls(events)
         .into_iter()
         .map(|(name, _)| name)
-        .filter(|name| !name.contains(' ') && !["compaction"].contains(&name.as_str()))
+        .filter(|name| !name.contains(' ') && !["compaction", "rewind"].contains(&name.as_str()))
         .collect()
 }
 
@@ -221,4 +224,90 @@ fn compaction_boundaries_and_summaries_are_marked_where_they_happened() {
         })
         .collect();
     assert_eq!(cells.len(), 2);
+}
+
+#[test]
+fn a_rewind_folds_the_abandoned_branch_and_follows_the_kept_one() {
+    let imported = sample(REWIND);
+    let events = &imported.events;
+    assert_eq!(
+        prompts(events),
+        [
+            "Add a --verbose flag to the CLI.",
+            "Actually, make --verbose also show the config it loaded.",
+            "Run the tests."
+        ]
+    );
+    assert_eq!(
+        notes(events),
+        [note(
+            "rewind",
+            "2 messages, 1 tool call abandoned",
+            "prompt: Now make it also print timings.\ntool: Edit\nanswer: Timings now print after each step."
+        )]
+    );
+    // The abandoned Edit is not among the session's calls; the Reads that
+    // hang from one line (a result and the message's next block) are.
+    assert_eq!(model_calls(events), ["Read", "Read", "Edit", "Bash"]);
+    assert_eq!(turn_steps(events), [2, 2, 2]);
+    let output: u64 = of(events, AgentId::Main)
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::AssistantMessage { usage, .. } => Some(usage.output_tokens),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(output, 104 + 40 + 280 + 30 + 45 + 9);
+    // The note sits where the branch was: after the first turn, before the
+    // prompt that replaced it.
+    let lane = of(events, AgentId::Main);
+    let rewind = lane
+        .iter()
+        .position(|e| matches!(&e.kind, EventKind::ToolCall { name, .. } if name == "rewind"))
+        .unwrap();
+    assert_eq!(lane[rewind - 1].kind.wire_name(), "turn_end");
+    assert!(
+        matches!(&lane[rewind + 2].kind, EventKind::UserMessage { text } if text.starts_with("Actually"))
+    );
+    assert_eq!(imported.skipped.get("file-history-snapshot"), Some(&1));
+}
+
+#[test]
+fn a_rewind_to_the_first_prompt_is_folded_and_a_replayed_prompt_is_no_rewind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let user = |uuid: &str, parent: Option<&str>, ts: &str, text: &str| {
+        json!({"type": "user", "uuid": uuid, "parentUuid": parent, "timestamp": ts,
+               "message": {"role": "user", "content": text}})
+    };
+    let answer = |uuid: &str, parent: &str, ts: &str, text: &str| {
+        json!({"type": "assistant", "uuid": uuid, "parentUuid": parent, "timestamp": ts,
+               "message": {"id": format!("m-{uuid}"), "model": "claude-sonnet-4-5",
+                           "content": [{"type": "text", "text": text}]}})
+    };
+    write_lines(
+        &path,
+        &[
+            user("u1", None, "2026-01-01T00:00:00Z", "first try"),
+            answer("a1", "u1", "2026-01-01T00:00:05Z", "first answer"),
+            // Rewound to the very start: a second root.
+            user("u2", None, "2026-01-01T00:01:00Z", "second try"),
+            answer("a2", "u2", "2026-01-01T00:01:05Z", "second answer"),
+            user("u3", Some("a2"), "2026-01-01T00:02:00Z", "go on"),
+            // A replay: the same prompt again, at the same time, new uuid.
+            user("u3r", Some("a2"), "2026-01-01T00:02:00Z", "go on"),
+            answer("a3", "u3", "2026-01-01T00:02:05Z", "went on"),
+        ],
+    );
+    let imported = import(&path).unwrap();
+    assert_well_formed(&imported);
+    let events = &imported.events;
+    let prompts = prompts(events);
+    assert_eq!(prompts[..2], ["second try", "go on"]);
+    assert!(!prompts.iter().any(|p| p == "first try"), "{prompts:?}");
+    // The replay is no rewind: one note, for the first branch.
+    let notes = notes(events);
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].1, "2 messages abandoned");
+    assert_eq!(notes[0].2, "prompt: first try\nanswer: first answer");
 }
