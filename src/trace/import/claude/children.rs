@@ -83,24 +83,21 @@ pub(super) fn link(
     for path in agent_files(&session.with_extension("").join("subagents")) {
         sources.push(peek(path)?);
     }
+    // Conversations read from the session file itself, kept until linked.
     let mut chains: Vec<Option<Converter>> = Vec::new();
-    for conv in inline.chains {
+    let written_inside = inline.chains.into_iter().map(|conv| (None, conv)).chain(
+        progress
+            .chains
+            .into_iter()
+            .map(|(call, conv)| (Some(call), conv)),
+    );
+    for (call, conv) in written_inside {
         let conv = conv.finish();
         sources.push(Source {
-            origin: Origin::Inline(chains.len()),
-            agent_id: conv.agent_id.clone(),
-            session_id: conv.session_id.clone(),
-            prompt: conv.prompt.clone(),
-            first_ts: conv.first_ts,
-            meta: Meta::default(),
-            used: false,
-        });
-        chains.push(Some(conv));
-    }
-    for (call, conv) in progress.chains {
-        let conv = conv.finish();
-        sources.push(Source {
-            origin: Origin::Progress(chains.len(), call),
+            origin: match call {
+                Some(call) => Origin::Progress(chains.len(), call),
+                None => Origin::Inline(chains.len()),
+            },
             agent_id: conv.agent_id.clone(),
             session_id: conv.session_id.clone(),
             prompt: conv.prompt.clone(),

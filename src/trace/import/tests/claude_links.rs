@@ -14,12 +14,6 @@ const INLINE_IDS: &str = "claude/-home-dev-notes/3a41c7e2-5b9d-4f60-8e2a-7c1d9b4
 const USAGE: &str = "claude/-home-dev-notes/5d2e8f14-0c7a-4b3e-9f61-2a8d4c6e1b07.jsonl";
 const PROGRESS: &str = "claude/-home-dev-notes/8b7c6d5e-4f3a-4b21-8c0d-9e8f7a6b5c4d.jsonl";
 
-fn sample(rel: &str) -> Imported {
-    let imported = import(&data(rel)).unwrap();
-    assert_well_formed(&imported);
-    imported
-}
-
 /// `(text, tool calls, usage)` of each assistant message of one agent.
 fn messages(events: &[Event], agent: AgentId) -> Vec<(String, usize, Usage)> {
     of(events, agent)
@@ -75,19 +69,9 @@ fn tools(pairs: &[(&str, u32)]) -> BTreeMap<String, u32> {
     pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
 }
 
-fn prompts(events: &[Event]) -> Vec<String> {
-    of(events, AgentId::Main)
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::UserMessage { text } => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn inline_sidechains_are_linked_by_the_agent_id_on_the_result_line() {
-    let imported = sample(INLINE_IDS);
+    let imported = import_sample(INLINE_IDS);
     let events = &imported.events;
     assert_eq!(imported.children_loaded, 2);
     // The CLI child's chain has no prompt line: only the `agentId` on its
@@ -134,7 +118,7 @@ fn inline_sidechains_are_linked_by_the_agent_id_on_the_result_line() {
 
 #[test]
 fn a_message_continued_after_its_first_result_counts_its_last_usage_once() {
-    let imported = sample(USAGE);
+    let imported = import_sample(USAGE);
     let events = &imported.events;
     let main = messages(events, AgentId::Main);
     // The file's output tokens, each message id at its last line:
@@ -215,7 +199,7 @@ fn a_message_shown_before_its_last_line_adds_only_what_it_grew_by() {
 
 #[test]
 fn children_are_read_from_progress_lines_when_no_transcript_file_exists() {
-    let imported = sample(PROGRESS);
+    let imported = import_sample(PROGRESS);
     let events = &imported.events;
     assert_eq!(imported.children_loaded, 2);
     assert!(imported.notes.is_empty(), "{:?}", imported.notes);

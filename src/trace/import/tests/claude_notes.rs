@@ -13,22 +13,6 @@ const HARNESS: &str = "claude/-home-dev-notes/2f9e4c1a-7b6d-4e5f-a0b1-c2d3e4f5a6
 const COMPACT: &str = "claude/-home-dev-notes/6c3b2a19-8d7e-4f6a-b5c4-d3e2f1a0b9c8.jsonl";
 const REWIND: &str = "claude/-home-dev-notes/9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a.jsonl";
 
-fn sample(rel: &str) -> Imported {
-    let imported = import(&data(rel)).unwrap();
-    assert_well_formed(&imported);
-    imported
-}
-
-fn prompts(events: &[Event]) -> Vec<String> {
-    of(events, AgentId::Main)
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::UserMessage { text } => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// `(name, label)` of each tool call the session's lane makes.
 fn calls(events: &[Event]) -> Vec<(String, String)> {
     of(events, AgentId::Main)
@@ -111,7 +95,7 @@ fn note(name: &str, label: &str, text: &str) -> (String, String, String, bool) {
 
 #[test]
 fn commands_their_output_and_notifications_are_notes_not_prompts() {
-    let imported = sample(HARNESS);
+    let imported = import_sample(HARNESS);
     let events = &imported.events;
     assert_eq!(
         prompts(events),
@@ -179,7 +163,7 @@ fn commands_their_output_and_notifications_are_notes_not_prompts() {
 
 #[test]
 fn compaction_boundaries_and_summaries_are_marked_where_they_happened() {
-    let imported = sample(COMPACT);
+    let imported = import_sample(COMPACT);
     let events = &imported.events;
     assert_eq!(
         prompts(events),
@@ -228,7 +212,7 @@ fn compaction_boundaries_and_summaries_are_marked_where_they_happened() {
 
 #[test]
 fn a_rewind_folds_the_abandoned_branch_and_follows_the_kept_one() {
-    let imported = sample(REWIND);
+    let imported = import_sample(REWIND);
     let events = &imported.events;
     assert_eq!(
         prompts(events),

@@ -43,6 +43,24 @@ pub(super) fn kinds(events: &[&Event]) -> Vec<&'static str> {
     events.iter().map(|e| e.kind.wire_name()).collect()
 }
 
+/// A sample imported, checked to be well formed.
+pub(super) fn import_sample(rel: &str) -> Imported {
+    let imported = import(&data(rel)).unwrap();
+    assert_well_formed(&imported);
+    imported
+}
+
+/// The texts of the session's `user_message`s: its prompts.
+pub(super) fn prompts(events: &[Event]) -> Vec<String> {
+    of(events, AgentId::Main)
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::UserMessage { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Index of the first event that fits.
 pub(super) fn position(events: &[Event], fits: impl Fn(&Event) -> bool) -> usize {
     events
