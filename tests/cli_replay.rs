@@ -449,6 +449,74 @@ fn a_codex_rollout_prints_its_prompts_tool_cells_and_sub_agents() {
     assert!(!text.contains("AGENTS.md"), "{text}");
 }
 
+const CLAUDE_COMMANDS: &str = "claude/-home-dev-notes/2f9e4c1a-7b6d-4e5f-a0b1-c2d3e4f5a6b7.jsonl";
+const CLAUDE_COMPACTED: &str = "claude/-home-dev-notes/6c3b2a19-8d7e-4f6a-b5c4-d3e2f1a0b9c8.jsonl";
+const CLAUDE_REWOUND: &str = "claude/-home-dev-notes/9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a.jsonl";
+
+#[test]
+fn claude_sessions_print_their_prompts_as_you_lines_and_the_rest_as_notes() {
+    let sb = sandbox();
+    let cases: [(&str, &[&str], &[&str]); 4] = [
+        (
+            CLAUDE_SESSION,
+            &[
+                "Where is auth handled, and how do tokens refresh?",
+                "Thanks. Run the auth tests.",
+            ],
+            &[],
+        ),
+        (
+            CLAUDE_COMMANDS,
+            &[
+                "Start the production build in the background and tell me when it is done.",
+                "Thanks, that's all.",
+            ],
+            &[
+                "> slash command: /model opus\n  Set model to opus (claude-opus-4-5-20251101)\n",
+                "> task notification: Background command \"npm run build\" completed (exit code 0)\n",
+                "> user shell: git status --short\n   M src/app.ts\n",
+                "> slash command: /review-pr 42\n",
+            ],
+        ),
+        (
+            CLAUDE_COMPACTED,
+            &[
+                "Refactor the importer into smaller modules.",
+                "Go ahead with step one.",
+            ],
+            &[
+                "> slash command: /compact keep the module list\n",
+                "> compaction: context compacted (manual, 48.2k tokens before)\n  This session is being continued",
+                "> compaction: context compacted (auto, 155k tokens before)\n",
+            ],
+        ),
+        (
+            CLAUDE_REWOUND,
+            &[
+                "Add a --verbose flag to the CLI.",
+                "Actually, make --verbose also show the config it loaded.",
+                "Run the tests.",
+            ],
+            &[
+                "> rewind: 2 messages, 1 tool call abandoned\n  prompt: Now make it also print timings.\n",
+            ],
+        ),
+    ];
+    for (rel, prompts, notes) in cases {
+        let out = replay(&sb, &["--print"], &sample(rel));
+        assert_eq!(out.status.code(), Some(0), "{rel}: {}", stderr(&out));
+        let text = stdout(&out);
+        let you: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("you  "))
+            .collect();
+        assert_eq!(you, prompts, "{rel}:\n{text}");
+        for note in notes {
+            assert!(text.contains(note), "{rel}: no {note:?} in\n{text}");
+        }
+    }
+}
+
 /// `brood replay` in a real terminal: tmux runs it, the test reads the screen.
 mod workbench {
     use std::time::Duration;

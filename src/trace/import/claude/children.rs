@@ -1,33 +1,40 @@
 //! Finding each `Task` call's subagent transcript.
 //!
-//! Claude Code has kept subagent transcripts in three places over its versions:
+//! Claude Code has kept subagent transcripts in four places over its versions:
 //! (a) `<session>/subagents/agent-<id>.jsonl` with `agent-<id>.meta.json` beside
 //! it, in a folder named like the session file without `.jsonl`; (b) flat
 //! `agent-<id>.jsonl` files next to the session file, shared by every session of
-//! the project; (c) `isSidechain: true` lines inside the session file itself.
+//! the project; (c) `isSidechain: true` lines inside the session file itself;
+//! (d) `agent_progress` lines inside the session file, each carrying one of the
+//! child's messages and the id of the call (`parentToolUseID`).
 //! The rule that links a call to its transcript, first match wins:
 //!
 //! 1. a `meta.json` whose `toolUseId` is the call's id;
-//! 2. the agent id the call's result names (`toolUseResult.agentId`, or the
-//!    `agentId: <id>` trailer of the result text) equal to the transcript's id
-//!    (its file name `agent-<id>.jsonl` or its lines' `agentId`);
+//! 2. the agent id the call's result names (`toolUseResult.agentId`, the
+//!    result block's or line's `agentId`, or the `agentId: <id>` trailer of the
+//!    result text) equal to the transcript's id (its file name
+//!    `agent-<id>.jsonl` or its lines' `agentId`);
 //! 3. the transcript's first user message equal to the call's `prompt` (after
 //!    trimming), among transcripts of this session (flat files of other sessions,
 //!    told by `sessionId`, are left alone); when several match, the one that
-//!    started nearest the call.
+//!    started nearest the call;
+//! 4. the `agent_progress` lines of the call, when no file or sidechain is its
+//!    transcript (newer versions write both: the file is complete, so
+//!    progress lines of a call a `meta.json` names are not even read).
 //!
 //! A call with no transcript still gets a lane (its prompt, an error saying the
 //! transcript is missing, and its result); a transcript that matches no call is
 //! left out with a note. `agent-acompact-*` files (context compaction) are not
 //! subagents and are never read.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::super::lines::{JsonLines, str_at, timestamp_ms};
 use super::super::{ImportError, Report};
+use super::chains::{InlineChains, ProgressChains};
 use super::convert::{Converter, TaskCall};
 
 /// What `agent-<id>.meta.json` says.
@@ -42,6 +49,8 @@ enum Origin {
     File(PathBuf),
     /// Index into the inline sidechain chains.
     Inline(usize),
+    /// Index into the chains, for the call with this id.
+    Progress(usize, String),
 }
 
 struct Source {
@@ -60,49 +69,13 @@ pub(super) struct Child {
     pub meta: Meta,
 }
 
-/// The sidechain conversations written inside a session file, told apart by
-/// `agentId` or, in versions without it, by following `parentUuid`.
-#[derive(Default)]
-pub(super) struct InlineChains {
-    chains: Vec<Converter>,
-    by_uuid: HashMap<String, usize>,
-    by_agent: HashMap<String, usize>,
-}
-
-impl InlineChains {
-    pub fn line(&mut self, line: &Value, report: &mut Report) {
-        let parent = str_at(line, "parentUuid").and_then(|p| self.by_uuid.get(p).copied());
-        let chain = match str_at(line, "agentId") {
-            Some(agent) => match self.by_agent.get(agent) {
-                Some(&i) => i,
-                None => {
-                    let i = parent.unwrap_or_else(|| self.new_chain());
-                    self.by_agent.insert(agent.to_string(), i);
-                    i
-                }
-            },
-            None => parent.unwrap_or_else(|| self.new_chain()),
-        };
-        if let Some(uuid) = str_at(line, "uuid") {
-            self.by_uuid.insert(uuid.to_string(), chain);
-        }
-        if let Some(conv) = self.chains.get_mut(chain) {
-            conv.line(line, report);
-        }
-    }
-
-    fn new_chain(&mut self) -> usize {
-        self.chains.push(Converter::new(false));
-        self.chains.len() - 1
-    }
-}
-
 /// One [`Child`] per task call, in call order.
 pub(super) fn link(
     session: &Path,
     session_id: Option<&str>,
     tasks: &[TaskCall],
     inline: InlineChains,
+    progress: ProgressChains,
     report: &mut Report,
 ) -> Result<Vec<Child>, ImportError> {
     let dir = session.parent().unwrap_or(Path::new("."));
@@ -110,11 +83,21 @@ pub(super) fn link(
     for path in agent_files(&session.with_extension("").join("subagents")) {
         sources.push(peek(path)?);
     }
+    // Conversations read from the session file itself, kept until linked.
     let mut chains: Vec<Option<Converter>> = Vec::new();
-    for conv in inline.chains {
+    let written_inside = inline.chains.into_iter().map(|conv| (None, conv)).chain(
+        progress
+            .chains
+            .into_iter()
+            .map(|(call, conv)| (Some(call), conv)),
+    );
+    for (call, conv) in written_inside {
         let conv = conv.finish();
         sources.push(Source {
-            origin: Origin::Inline(chains.len()),
+            origin: match call {
+                Some(call) => Origin::Progress(chains.len(), call),
+                None => Origin::Inline(chains.len()),
+            },
             agent_id: conv.agent_id.clone(),
             session_id: conv.session_id.clone(),
             prompt: conv.prompt.clone(),
@@ -173,7 +156,9 @@ pub(super) fn link(
                 .iter()
                 .enumerate()
                 .filter(|(_, s)| {
-                    !s.used && s.prompt.as_deref().map(str::trim) == Some(prompt.trim())
+                    !s.used
+                        && s.progress_of().is_none()
+                        && s.prompt.as_deref().map(str::trim) == Some(prompt.trim())
                 })
                 .min_by_key(|(_, s)| distance(s.first_ts, task.ts))
                 .map(|(i, _)| i);
@@ -183,13 +168,29 @@ pub(super) fn link(
             }
         }
     }
-    for source in sources.iter().filter(|s| !s.used) {
-        // Flat files of other sessions were never added; anything here is ours.
+    // 4. The call's progress lines.
+    for (task, slot) in tasks.iter().zip(chosen.iter_mut()) {
+        if slot.is_none() {
+            let i = sources
+                .iter()
+                .position(|s| !s.used && s.progress_of() == Some(task.call_id.as_str()));
+            if let Some(i) = i {
+                sources[i].used = true;
+                *slot = Some(i);
+            }
+        }
+    }
+    // Progress lines were a fallback; of the rest, flat files of other sessions
+    // were never added, so anything here is ours.
+    for source in sources
+        .iter()
+        .filter(|s| !s.used && s.progress_of().is_none())
+    {
         report.notes.push(format!(
             "subagent transcript {} matched no Task call and is not shown",
             match &source.origin {
                 Origin::File(p) => p.display().to_string(),
-                Origin::Inline(_) => format!(
+                Origin::Inline(_) | Origin::Progress(..) => format!(
                     "(inline sidechain{})",
                     source
                         .agent_id
@@ -216,7 +217,7 @@ pub(super) fn link(
         };
         let conv = match &source.origin {
             Origin::File(path) => Some(convert_file(path, report)?),
-            Origin::Inline(i) => chains.get_mut(*i).and_then(Option::take),
+            Origin::Inline(i) | Origin::Progress(i, _) => chains.get_mut(*i).and_then(Option::take),
         };
         report.children_loaded += usize::from(conv.is_some());
         children.push(Child {
@@ -227,9 +228,21 @@ pub(super) fn link(
     Ok(children)
 }
 
-/// Marks and returns the first unused source that fits.
+impl Source {
+    /// The call whose progress lines this transcript is made of.
+    fn progress_of(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::Progress(_, call) => Some(call),
+            Origin::File(_) | Origin::Inline(_) => None,
+        }
+    }
+}
+
+/// Marks and returns the first unused file or sidechain that fits.
 fn take(sources: &mut [Source], fits: impl Fn(&Source) -> bool) -> Option<usize> {
-    let i = sources.iter().position(|s| !s.used && fits(s))?;
+    let i = sources
+        .iter()
+        .position(|s| !s.used && s.progress_of().is_none() && fits(s))?;
     sources[i].used = true;
     Some(i)
 }
@@ -265,6 +278,15 @@ fn agent_files(dir: &Path) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// The calls whose transcripts a `meta.json` of `<session>/subagents/` names:
+/// their progress lines need not be read.
+pub(super) fn described_calls(session: &Path) -> HashSet<String> {
+    agent_files(&session.with_extension("").join("subagents"))
+        .iter()
+        .filter_map(|path| read_meta(path).tool_use_id)
+        .collect()
 }
 
 /// Reads what linking needs from a transcript's first lines and its meta.json.

@@ -1,13 +1,18 @@
 //! One Claude Code conversation (the session's own, or one subagent's) turned
-//! into one lane of brood events.
+//! into one lane of brood events, one line at a time: the importer feeds it a
+//! whole file, and a follower of a live session can feed it lines as they are
+//! written. User lines are read in `user.rs`, the lines Claude Code writes for
+//! itself (commands, notifications, compaction) in `harness.rs`.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use super::super::Report;
-use super::super::lines::{bool_at, display, first_str, str_at, timestamp_ms, u64_at};
+use super::super::lines::{bool_at, first_str, str_at, timestamp_ms};
 use super::super::timeline::LaneBuf;
+use super::blocks::{content_blocks, usage_growth, usage_of};
+use super::harness::OpenNote;
 use crate::event::{EventKind, TerminalReason, Usage};
 use crate::protocol::TASK_TOOL;
 
@@ -34,7 +39,7 @@ pub(super) struct TaskResult {
     pub ts: Option<i64>,
     pub text: String,
     pub is_error: bool,
-    /// From `toolUseResult` (newer versions) or the `agentId: …` trailer.
+    /// From `toolUseResult`, the result block or line, or the `agentId: …` trailer.
     pub agent_id: Option<String>,
     pub status: Option<String>,
     /// The call only launched a background agent, which goes on after it.
@@ -43,35 +48,50 @@ pub(super) struct TaskResult {
     pub usage: Option<Usage>,
 }
 
-/// An assistant message still receiving lines (one per content block).
-struct OpenMessage {
-    id: String,
-    model: String,
-    ts: Option<i64>,
-    text: Vec<String>,
-    tool_uses: Vec<(String, String, Value, Option<i64>)>,
-    usage: Usage,
-    stop_reason: String,
+/// One `tool_use` block: id, name, input, and when its line was written.
+pub(super) type ToolUse = (String, String, Value, Option<i64>);
+
+/// An assistant message still receiving lines. Claude Code writes one line per
+/// content block, each with the usage counted so far, and may write the results
+/// of its first calls before the message's last blocks.
+pub(super) struct OpenMessage {
+    pub id: String,
+    pub model: String,
+    pub ts: Option<i64>,
+    pub text: Vec<String>,
+    pub tool_uses: Vec<ToolUse>,
+    /// The latest line's usage: the counts grow line by line.
+    pub usage: Usage,
+    pub stop_reason: String,
 }
 
-struct Turn {
-    steps: u32,
-    usage: Usage,
-    reason: TerminalReason,
+pub(super) struct Turn {
+    pub steps: u32,
+    pub usage: Usage,
+    pub reason: TerminalReason,
 }
 
-/// Turns the `user` and `assistant` lines of one conversation into events.
+/// Turns the lines of one conversation into events.
 pub(super) struct Converter {
     pub buf: LaneBuf,
     /// The session's own lane: it has turns, and its `Task` calls start children.
-    main: bool,
-    open: Option<OpenMessage>,
-    closed: HashSet<String>,
-    seen: HashSet<String>,
-    calls: HashMap<String, (String, Option<i64>)>,
-    step: u32,
-    turn: Option<Turn>,
-    messages: usize,
+    pub(super) main: bool,
+    pub(super) open: Option<OpenMessage>,
+    /// User lines holding results of the open message's calls, shown once the
+    /// message is complete (after its calls, as brood's own loop orders them).
+    pub(super) held: Vec<(Value, Option<i64>)>,
+    /// The usage shown so far per message id.
+    pub(super) counted: HashMap<String, Usage>,
+    pub(super) seen: HashSet<String>,
+    pub(super) calls: HashMap<String, (String, Option<i64>)>,
+    pub(super) step: u32,
+    pub(super) turn: Option<Turn>,
+    /// The last message asked for no tools: the agent is waiting for the user.
+    pub(super) idle: bool,
+    pub(super) messages: usize,
+    /// Commands and compactions still waiting for the line that answers them.
+    pub(super) notes: Vec<OpenNote>,
+    pub(super) note_ids: u32,
     /// The first user text: a child's prompt.
     pub prompt: Option<String>,
     pub first_ts: Option<i64>,
@@ -88,12 +108,16 @@ impl Converter {
             buf: LaneBuf::default(),
             main,
             open: None,
-            closed: HashSet::new(),
+            held: Vec::new(),
+            counted: HashMap::new(),
             seen: HashSet::new(),
             calls: HashMap::new(),
             step: 0,
             turn: None,
+            idle: true,
             messages: 0,
+            notes: Vec::new(),
+            note_ids: 0,
             prompt: None,
             first_ts: None,
             model: None,
@@ -104,11 +128,11 @@ impl Converter {
         }
     }
 
-    /// Takes one line of the conversation; types other than `user` and
-    /// `assistant` are counted in `report`.
+    /// Takes one line of the conversation; types other than `user`, `assistant`
+    /// and `system` are counted in `report`.
     pub fn line(&mut self, line: &Value, report: &mut Report) {
         let kind = str_at(line, "type").unwrap_or("(no type)");
-        if !matches!(kind, "user" | "assistant") {
+        if !matches!(kind, "user" | "assistant" | "system") {
             report.skip(kind);
             return;
         }
@@ -131,15 +155,17 @@ impl Converter {
             }
         }
         let message = line.get("message").unwrap_or(&Value::Null);
-        if kind == "assistant" {
-            self.assistant(line, message, ts, report);
-        } else {
-            self.user(line, message, ts, report);
+        match kind {
+            "assistant" => self.assistant(line, message, ts, report),
+            "user" => self.user(line, message, ts, report),
+            _ => self.system(line, ts, report),
         }
     }
 
     fn assistant(&mut self, line: &Value, message: &Value, ts: Option<i64>, report: &mut Report) {
         let blocks = content_blocks(message.get("content"));
+        // The model speaks: no command output is coming any more.
+        self.close_notes();
         if bool_at(line, "isApiErrorMessage") {
             self.flush();
             let text = blocks
@@ -161,9 +187,8 @@ impl Converter {
         if self.open.as_ref().is_some_and(|m| m.id != id) {
             self.flush();
         }
-        if self.open.is_none() && self.closed.contains(&id) {
-            // Blocks of a message already shown, written after a tool result.
-            self.late_blocks(&blocks, ts, report);
+        if self.open.is_none() && self.counted.contains_key(&id) {
+            self.late_blocks(&id, message, &blocks, ts, report);
             return;
         }
         let open = self.open.get_or_insert_with(|| OpenMessage {
@@ -182,47 +207,86 @@ impl Converter {
                 other => report.skip(format!("block:{other}")),
             }
         }
-        let usage = usage_of(message.get("usage"));
-        open.usage = max_usage(&open.usage, &usage);
+        if let Some(usage) = usage_of(message.get("usage")) {
+            open.usage = usage;
+        }
         if let Some(stop) = str_at(message, "stop_reason") {
             open.stop_reason = stop.to_string();
         }
     }
 
-    fn late_blocks(&mut self, blocks: &[Value], ts: Option<i64>, report: &mut Report) {
+    /// Blocks of a message already shown (something other than its own tool
+    /// results came in between): their text and calls, and the usage the
+    /// message grew by since it was shown, so every message counts once, at
+    /// its last line's value.
+    fn late_blocks(
+        &mut self,
+        id: &str,
+        message: &Value,
+        blocks: &[Value],
+        ts: Option<i64>,
+        report: &mut Report,
+    ) {
+        let mut text = Vec::new();
+        let mut calls = Vec::new();
         for block in blocks {
             match str_at(block, "type").unwrap_or("text") {
-                "text" => {
-                    let text = str_at(block, "text").unwrap_or_default().to_string();
-                    self.buf
-                        .push(ts, EventKind::TextDelta { text: text.clone() });
-                    self.buf.push(
-                        ts,
-                        EventKind::AssistantMessage {
-                            text,
-                            tool_calls: 0,
-                            usage: Usage::default(),
-                            stop_reason: String::new(),
-                        },
-                    );
-                }
-                "tool_use" => {
-                    let (id, name, input, ts) = tool_use(block, ts);
-                    self.call(id, name, input, ts);
-                }
+                "text" => text.extend(str_at(block, "text").map(String::from)),
+                "tool_use" => calls.push(tool_use(block, ts)),
                 other => report.skip(format!("block:{other}")),
             }
         }
+        let mut growth = Usage::default();
+        if let (Some(now), Some(counted)) =
+            (usage_of(message.get("usage")), self.counted.get_mut(id))
+        {
+            growth = usage_growth(&now, counted);
+            *counted = now;
+        }
+        let text = text.join("\n\n");
+        if text.is_empty() && calls.is_empty() && growth == Usage::default() {
+            return;
+        }
+        if !text.is_empty() {
+            self.buf
+                .push(ts, EventKind::TextDelta { text: text.clone() });
+        }
+        // Calls alone need no message: the one shown already announced them.
+        if !text.is_empty() || growth != Usage::default() {
+            self.buf.push(
+                ts,
+                EventKind::AssistantMessage {
+                    text,
+                    tool_calls: calls.len(),
+                    usage: growth,
+                    stop_reason: str_at(message, "stop_reason")
+                        .unwrap_or_default()
+                        .to_string(),
+                },
+            );
+        }
+        if let Some(turn) = &mut self.turn {
+            turn.usage.add(&growth);
+        }
+        self.idle &= calls.is_empty();
+        for (id, name, input, ts) in calls {
+            self.call(id, name, input, ts);
+        }
     }
 
-    /// Emits the open assistant message: request, text, message, then its calls
-    /// (the order brood's own loop publishes them in).
-    fn flush(&mut self) {
+    /// Emits the open assistant message: request, text, message, its calls (the
+    /// order brood's own loop publishes them in), then the results held for it.
+    pub(super) fn flush(&mut self) {
         let Some(open) = self.open.take() else {
             return;
         };
         let synthetic = open.model == "<synthetic>";
         if !synthetic {
+            // A model step after no prompt (a task notification, a command that
+            // expands into a prompt, a resumed session) is a turn of its own.
+            if self.main && self.turn.is_none() {
+                self.start_turn();
+            }
             self.step += 1;
             self.buf.push(
                 open.ts,
@@ -256,13 +320,17 @@ impl Converter {
             turn.steps += u32::from(!synthetic);
             turn.usage.add(&open.usage);
         }
+        self.idle = open.tool_uses.is_empty();
         for (id, name, input, ts) in open.tool_uses {
             self.call(id, name, input, ts);
         }
-        self.closed.insert(open.id);
+        self.counted.insert(open.id, open.usage);
+        for (line, ts) in std::mem::take(&mut self.held) {
+            self.results(&line, ts);
+        }
     }
 
-    fn call(&mut self, call_id: String, name: String, input: Value, ts: Option<i64>) {
+    pub(super) fn call(&mut self, call_id: String, name: String, input: Value, ts: Option<i64>) {
         let task = is_task_tool(&name);
         // The screen draws brood's `task` tool as a task cell; Claude Code's
         // subagent tool is the same thing under another name.
@@ -288,120 +356,20 @@ impl Converter {
         }
     }
 
-    fn user(&mut self, line: &Value, message: &Value, ts: Option<i64>, report: &mut Report) {
-        self.flush();
-        if bool_at(line, "isMeta") {
-            report.skip("user (isMeta)");
-            return;
-        }
-        if bool_at(line, "isCompactSummary") {
-            report.skip("user (compact summary)");
-            return;
-        }
-        let content = message.get("content");
-        let mut texts = Vec::new();
-        let mut results = Vec::new();
-        match content {
-            Some(Value::String(s)) => texts.push(s.clone()),
-            _ => {
-                for block in content_blocks(content) {
-                    match str_at(&block, "type").unwrap_or("text") {
-                        "text" => texts.extend(str_at(&block, "text").map(String::from)),
-                        "tool_result" => results.push(block),
-                        "image" => texts.push("[image]".into()),
-                        other => report.skip(format!("block:{other}")),
-                    }
-                }
-            }
-        }
-        let single = results.len() == 1;
-        for block in &results {
-            self.tool_result(
-                block,
-                single.then(|| line.get("toolUseResult")).flatten(),
-                ts,
-            );
-        }
-        self.messages += usize::from(!results.is_empty());
-        let text = texts.join("\n");
-        if text.trim().is_empty() {
-            return;
-        }
-        self.messages += 1;
-        if text
-            .trim_start()
-            .starts_with("[Request interrupted by user")
-        {
-            self.buf.push(ts, EventKind::Interrupted {});
-            if let Some(turn) = &mut self.turn {
-                turn.reason = TerminalReason::Interrupted;
-            }
-            return;
-        }
-        if self.prompt.is_none() {
-            self.prompt = Some(text.clone());
-        }
-        if self.main {
-            self.end_turn();
-            self.step = 0;
-            self.turn = Some(Turn {
-                steps: 0,
-                usage: Usage::default(),
-                reason: TerminalReason::Completed,
-            });
-        }
-        self.buf.push(ts, EventKind::UserMessage { text });
-    }
-
-    fn tool_result(&mut self, block: &Value, extra: Option<&Value>, ts: Option<i64>) {
-        let call_id = str_at(block, "tool_use_id").unwrap_or_default().to_string();
-        let (name, call_ts) = self
-            .calls
-            .get(&call_id)
-            .cloned()
-            .unwrap_or_else(|| ("unknown".to_string(), None));
-        let content = flatten(block.get("content"));
-        let is_error = bool_at(block, "is_error");
-        let duration_ms = match (ts, call_ts) {
-            (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
-            _ => 0,
-        };
-        let idx = self.buf.push(
-            ts,
-            EventKind::ToolResult {
-                call_id: call_id.clone(),
-                name,
-                is_error,
-                content: content.as_str().into(),
-                duration_ms,
-            },
-        );
-        let Some(task) = self.tasks.iter_mut().rev().find(|t| t.call_id == call_id) else {
-            return;
-        };
-        let extra = extra.filter(|v| v.is_object()).unwrap_or(&Value::Null);
-        task.result = Some(TaskResult {
-            idx,
-            ts,
-            agent_id: str_at(extra, "agentId")
-                .map(String::from)
-                .or_else(|| trailer_agent_id(&content)),
-            text: content,
-            is_error,
-            status: str_at(extra, "status").map(String::from),
-            background: bool_at(extra, "isAsync")
-                || str_at(extra, "status") == Some("async_launched"),
-            duration_ms: u64_at(extra, "totalDurationMs"),
-            usage: extra
-                .get("usage")
-                .filter(|u| u.is_object())
-                .map(|u| usage_of(Some(u))),
+    /// Opens a turn of the session's lane, ending the one before.
+    pub(super) fn start_turn(&mut self) {
+        self.end_turn();
+        self.step = 0;
+        self.turn = Some(Turn {
+            steps: 0,
+            usage: Usage::default(),
+            reason: TerminalReason::Completed,
         });
     }
 
     /// Ends the main lane's open turn, if any, when its last event happened
     /// (not when the next user message came: the agent was idle in between).
-    fn end_turn(&mut self) {
+    pub(super) fn end_turn(&mut self) {
         if let Some(turn) = self.turn.take() {
             self.buf.push(
                 self.buf.last_ts(),
@@ -414,87 +382,29 @@ impl Converter {
         }
     }
 
+    /// Ends the turn if the agent had finished it: what Claude Code writes for
+    /// itself between turns (a command, a notification) belongs to no turn, and
+    /// what it writes during one (a notification mid-turn) changes nothing.
+    pub(super) fn settle(&mut self) {
+        if self.idle {
+            self.end_turn();
+        }
+    }
+
     /// Emits what is still open at the end of the file.
     pub fn finish(mut self) -> Self {
         self.flush();
+        self.close_notes();
         self.end_turn();
         self
     }
 }
 
-fn tool_use(block: &Value, ts: Option<i64>) -> (String, String, Value, Option<i64>) {
+pub(super) fn tool_use(block: &Value, ts: Option<i64>) -> ToolUse {
     (
         str_at(block, "id").unwrap_or_default().to_string(),
         str_at(block, "name").unwrap_or("unknown").to_string(),
         block.get("input").cloned().unwrap_or(Value::Null),
         ts,
     )
-}
-
-/// A message's content as a list of blocks (a plain string is one text block).
-fn content_blocks(content: Option<&Value>) -> Vec<Value> {
-    match content {
-        Some(Value::Array(blocks)) => blocks.iter().filter(|b| b.is_object()).cloned().collect(),
-        Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
-        _ => Vec::new(),
-    }
-}
-
-/// A tool result's content as text: a string, or its blocks' text.
-pub(super) fn flatten(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .map(|b| match str_at(b, "type") {
-                Some("image") => "[image]".to_string(),
-                _ => str_at(b, "text").map_or_else(|| display(b), String::from),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Some(other) => display(other),
-        None => String::new(),
-    }
-}
-
-fn usage_of(usage: Option<&Value>) -> Usage {
-    let Some(u) = usage else {
-        return Usage::default();
-    };
-    Usage {
-        input_tokens: u64_at(u, "input_tokens").unwrap_or(0),
-        output_tokens: u64_at(u, "output_tokens").unwrap_or(0),
-        cache_read_tokens: u64_at(u, "cache_read_input_tokens").unwrap_or(0),
-        cache_write_tokens: u64_at(u, "cache_creation_input_tokens").unwrap_or(0),
-        estimated: false,
-    }
-}
-
-/// Lines of one message repeat its usage, the output count growing: keep the
-/// largest of each.
-fn max_usage(a: &Usage, b: &Usage) -> Usage {
-    Usage {
-        input_tokens: a.input_tokens.max(b.input_tokens),
-        output_tokens: a.output_tokens.max(b.output_tokens),
-        cache_read_tokens: a.cache_read_tokens.max(b.cache_read_tokens),
-        cache_write_tokens: a.cache_write_tokens.max(b.cache_write_tokens),
-        estimated: false,
-    }
-}
-
-/// The `agentId: <id>` line Claude Code appends to a subagent's result.
-fn trailer_agent_id(text: &str) -> Option<String> {
-    text.lines().rev().find_map(|l| {
-        let rest = l.trim().strip_prefix("agentId:")?;
-        let id = rest.split_whitespace().next()?;
-        Some(id.to_string())
-    })
-}
-
-/// A subagent's result text without the `agentId: …` trailer meant for the model.
-pub(super) fn without_trailer(text: &str) -> String {
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("agentId:"))
-        .collect();
-    kept.join("\n").trim().to_string()
 }

@@ -7,12 +7,22 @@
 //!   `interrupted`, and the turn ends `interrupted`;
 //! - an assistant message → `model_request` (step counted per turn), one
 //!   `text_delta` with its text, `assistant_message` with usage, stop reason and
-//!   the number of tool calls, then one `tool_call` per `tool_use`. Claude Code
-//!   writes one line per content block; lines sharing `message.id` are one
-//!   message, and their usage is the largest each line reported;
+//!   the number of tool calls, then one `tool_call` per `tool_use`, then the
+//!   results. Claude Code writes one line per content block, each with the
+//!   usage counted so far, and runs a call as soon as its block is written, so
+//!   the results of a message's first calls can come before its last blocks:
+//!   lines sharing `message.id` are one message, whatever results come between,
+//!   and its usage is its last line's;
 //! - a `tool_result` block → `tool_result` (content flattened to text, images as
 //!   `[image]`, `is_error`, duration from the call's timestamp);
 //! - an assistant line marked `isApiErrorMessage` → `error`;
+//! - what Claude Code writes for itself (slash commands and their output, `!`
+//!   commands, task notifications, `isMeta` text, compaction boundaries and
+//!   summaries) → notes, told in `claude/harness.rs`: none is a prompt or
+//!   starts a turn; a model step after one opens a turn of its own;
+//! - a rewind (the user went back to an earlier prompt) → the abandoned branch
+//!   folded into one note where it was, and the kept branch followed, told in
+//!   `claude/rewind.rs`;
 //! - a `Task` or `Agent` call → a `tool_call` named `task` (so the screen draws a
 //!   task cell) and a child lane `sub-N`, numbered in call order:
 //!   `subagent_start`, the child's own events, `turn_end` and `subagent_end`
@@ -23,37 +33,79 @@
 //!   `toolUseResult.totalDurationMs` or the timestamps). A background agent
 //!   (`toolUseResult.isAsync`, status `async_launched`) returns at launch: its
 //!   lane runs on past that result and ends with its own last event, its last
-//!   text as the summary. How a call finds its transcript is told in
-//!   `claude/children.rs`.
+//!   text as the summary. How a call finds its transcript (a file, sidechain
+//!   lines or `agent_progress` lines) is told in `claude/children.rs`; the
+//!   lane's start and end are made in `claude/lane.rs`.
 //!
-//! Left out, and counted in `skipped`: `summary`, `system`, `progress`,
-//! `file-history-snapshot`, `queue-operation` and other line types; `thinking`
-//! and other content blocks (`block:<type>`); `isMeta` user lines (skill and
-//! command expansions) and compaction summaries; lines repeating a `uuid`. Not
-//! kept at all: `toolUseResult` details beyond a Task's status, id, duration and
-//! usage; per-line `cwd`/`gitBranch` changes; limits (Claude Code has none for
-//! subagents, so `max_steps` and the budgets are `None`).
+//! Left out, and counted in `skipped`: `summary`, `file-history-snapshot`,
+//! `queue-operation`, `attachment` and other line types; `system` lines other
+//! than compaction boundaries and local commands; `progress` lines other than a
+//! child's `agent_progress`; `thinking` and other content blocks
+//! (`block:<type>`); the caveat Claude Code writes before each local command;
+//! lines repeating a `uuid`. Not kept at all: `toolUseResult` details beyond a
+//! Task's status, id, duration and usage; per-line `cwd`/`gitBranch` changes;
+//! limits (Claude Code has none for subagents, so `max_steps` and the budgets
+//! are `None`).
 
+mod blocks;
+mod chains;
 mod children;
 mod convert;
+mod harness;
+mod lane;
+mod rewind;
+mod user;
 
 use std::path::Path;
 
-use serde_json::Value;
-
-use super::lines::{JsonLines, bool_at, str_at};
-use super::timeline::{LaneBuf, Pending, Timeline, reason_from};
+use super::lines::JsonLines;
+use super::timeline::{LaneBuf, Timeline};
 use super::{Format, ImportError, Imported, Report, header};
-use crate::event::{AgentId, EventKind, TerminalReason, Usage};
-use children::{Child, InlineChains};
-use convert::{Converter, TaskCall, without_trailer};
+use crate::event::AgentId;
+use chains::{InlineChains, ProgressChains, Route, route};
+use children::Child;
+use convert::{Converter, TaskCall};
+use lane::{Transcript, child_end, child_start};
+use rewind::{Abandoned, Fold, Tree};
 
 /// Imports a Claude Code session file with its subagents' transcripts.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
+    let mut tree = Tree::default();
+    let mut session = read(path, &Abandoned::default(), Some(&mut tree))?;
+    // Rewinds are rare: only a file that has them is read again, without the
+    // branches the user left.
+    let abandoned = tree.abandoned();
+    if !abandoned.is_empty() {
+        session = read(path, &abandoned, None)?;
+    }
+    assemble(path, session)
+}
+
+/// What one reading of a session file gathers.
+struct Read {
+    main: Converter,
+    inline: InlineChains,
+    progress: ProgressChains,
+    report: Report,
+}
+
+/// Reads the session file line by line, leaving out the `abandoned` branches
+/// (each folded into a note) and adding every line to `tree` if given.
+fn read(
+    path: &Path,
+    abandoned: &Abandoned,
+    mut tree: Option<&mut Tree>,
+) -> Result<Read, ImportError> {
     let mut report = Report::default();
+    let described = children::described_calls(path);
     let mut lines = JsonLines::open(path)?;
     let mut main = Converter::new(true);
     let mut inline = InlineChains::default();
+    let mut progress = ProgressChains::default();
+    // The abandoned branch being read: its number and its conversation.
+    let mut branch: Option<(usize, Converter)> = None;
+    // What abandoned lines would have counted is not what the session skipped.
+    let mut scratch = Report::default();
     // A subagent's own file given alone is all sidechain: show it as the session.
     let mut standalone = None;
     while let Some((no, line)) = lines.next_value(&mut report)? {
@@ -61,23 +113,54 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
             lines.bad(&mut report, no, "not a JSON object");
             continue;
         }
-        let conversational = matches!(str_at(&line, "type"), Some("user" | "assistant"));
-        let sidechain = bool_at(&line, "isSidechain");
-        if conversational {
-            let standalone = *standalone.get_or_insert(sidechain);
-            if sidechain && !standalone {
-                inline.line(&line, &mut report);
-                continue;
-            }
+        if let Some(tree) = tree.as_deref_mut() {
+            tree.add(&line);
         }
-        main.line(&line, &mut report);
+        if let Some(n) = abandoned.branch_of(&line) {
+            if branch.as_ref().is_some_and(|(open, _)| *open != n) {
+                fold(&mut main, branch.take());
+            }
+            let (_, conv) = branch.get_or_insert_with(|| (n, Converter::new(false)));
+            conv.line(&line, &mut scratch);
+            continue;
+        }
+        // The branch ends where the conversation goes on without it.
+        if abandoned.continues(&line) {
+            fold(&mut main, branch.take());
+        }
+        match route(&line, &mut standalone) {
+            Route::Main => main.line(&line, &mut report),
+            Route::Sidechain => inline.line(&line, &mut report),
+            Route::AgentProgress { parent_call } if described.contains(parent_call) => {
+                report.skip("progress")
+            }
+            Route::AgentProgress { parent_call } => progress.line(parent_call, &line, &mut report),
+        }
     }
-    let main = main.finish();
+    fold(&mut main, branch.take());
+    Ok(Read {
+        main: main.finish(),
+        inline,
+        progress,
+        report,
+    })
+}
+
+/// The session's lane and its children's, merged into one stream.
+fn assemble(path: &Path, read: Read) -> Result<Imported, ImportError> {
+    let Read {
+        main,
+        inline,
+        progress,
+        mut report,
+    } = read;
+
     let children = children::link(
         path,
         main.session_id.as_deref(),
         &main.tasks,
         inline,
+        progress,
         &mut report,
     )?;
 
@@ -125,122 +208,26 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
     })
 }
 
-/// A child's lane: start, prompt, its transcript (if found), end.
+/// Shows a finished abandoned branch as one note in the session's lane.
+fn fold(main: &mut Converter, branch: Option<(usize, Converter)>) {
+    if let Some((_, conv)) = branch {
+        let fold = Fold::of(&conv.finish());
+        main.rewound(&fold.label, &fold.listing, fold.span);
+    }
+}
+
+/// A child's lane: its start, its transcript (if found), its end.
 fn child_lane(task: &TaskCall, child: Child) -> LaneBuf {
-    let input = &task.input;
-    let text = |k: &str| {
-        input
-            .get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty())
-    };
     let Child { conv, meta } = child;
-    let found = conv.is_some();
-    let (mut buf, prompt, model_name) = match conv {
-        Some(c) => (c.buf, c.prompt, c.model),
-        None => (LaneBuf::default(), None, None),
+    let head = child_start(task, &meta, conv.as_ref());
+    let (mut buf, found) = match conv {
+        Some(c) => (c.buf, Transcript::Found),
+        None => (LaneBuf::default(), Transcript::Missing),
     };
-    let stats = buf.stats();
-    let mut head = vec![Pending {
-        ts: task.ts,
-        kind: EventKind::SubagentStart {
-            parent: AgentId::Main,
-            parent_call_id: task.call_id.clone(),
-            profile: text("subagent_type")
-                .map(String::from)
-                .or(meta.agent_type)
-                .unwrap_or_else(|| "general".into()),
-            model: "main".into(),
-            model_name: model_name
-                .or(meta.model)
-                .or_else(|| text("model").map(String::from))
-                .unwrap_or_default(),
-            description: text("description").unwrap_or_default().to_string(),
-            prompt: text("prompt")
-                .map(String::from)
-                .or(prompt.clone())
-                .unwrap_or_default(),
-            max_steps: None,
-            token_budget: None,
-            context_budget: None,
-        },
-    }];
-    if prompt.is_none() {
-        head.push(Pending {
-            ts: task.ts,
-            kind: EventKind::UserMessage {
-                text: text("prompt").unwrap_or_default().to_string(),
-            },
-        });
-    }
+    let tail = child_end(task, &buf, found);
     buf.prepend(head);
-    // A background agent's call returns at launch: the child ends on its own.
-    let background = task.result.as_ref().filter(|r| r.background);
-    let result = task.result.as_ref().filter(|r| !r.background);
-    let end_ts = result
-        .and_then(|r| r.ts)
-        .or(buf.last_ts())
-        .or(background.and_then(|r| r.ts))
-        .or(task.ts);
-    if !found {
-        buf.push(
-            end_ts,
-            EventKind::Error {
-                message: "no transcript of this subagent was found beside the session".into(),
-            },
-        );
+    for pending in tail {
+        buf.push(pending.ts, pending.kind);
     }
-    let reason = match result {
-        None if background.is_some() && found => TerminalReason::Completed,
-        None => TerminalReason::Interrupted,
-        Some(r) if r.is_error && r.text.to_ascii_lowercase().contains("interrupted") => {
-            TerminalReason::Interrupted
-        }
-        Some(r) if r.is_error => TerminalReason::ModelError,
-        Some(r) => r
-            .status
-            .as_deref()
-            .map_or(TerminalReason::Completed, reason_from),
-    };
-    let summary = match (result, background) {
-        (Some(r), _) => without_trailer(&r.text),
-        (None, Some(_)) => stats.final_text.clone().unwrap_or_else(|| {
-            "a background subagent: its answer is not in its transcript".to_string()
-        }),
-        (None, None) => {
-            "no result was recorded: the session ended while this subagent ran".to_string()
-        }
-    };
-    let usage = if stats.usage == Usage::default() {
-        result.and_then(|r| r.usage).unwrap_or_default()
-    } else {
-        stats.usage
-    };
-    let elapsed_ms =
-        result
-            .and_then(|r| r.duration_ms)
-            .unwrap_or_else(|| match (end_ts, task.ts) {
-                (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
-                _ => 0,
-            });
-    buf.push(
-        end_ts,
-        EventKind::TurnEnd {
-            reason,
-            steps: stats.steps,
-            usage,
-        },
-    );
-    buf.push(
-        end_ts,
-        EventKind::SubagentEnd {
-            reason,
-            summary,
-            steps: stats.steps,
-            tool_usage: stats.tool_usage,
-            usage,
-            elapsed_ms,
-        },
-    );
     buf
 }

@@ -3,6 +3,8 @@
 
 mod claude;
 mod claude_edge;
+mod claude_links;
+mod claude_notes;
 mod codex;
 mod codex_edge;
 mod mycodeagent;
@@ -41,6 +43,24 @@ pub(super) fn of(events: &[Event], agent: AgentId) -> Vec<&Event> {
 /// The `type` names of events, for compact comparisons.
 pub(super) fn kinds(events: &[&Event]) -> Vec<&'static str> {
     events.iter().map(|e| e.kind.wire_name()).collect()
+}
+
+/// A sample imported, checked to be well formed.
+pub(super) fn import_sample(rel: &str) -> Imported {
+    let imported = import(&data(rel)).unwrap();
+    assert_well_formed(&imported);
+    imported
+}
+
+/// The texts of the session's `user_message`s: its prompts.
+pub(super) fn prompts(events: &[Event]) -> Vec<String> {
+    of(events, AgentId::Main)
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::UserMessage { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Index of the first event that fits.
@@ -203,11 +223,19 @@ fn mangled_samples_never_panic() {
     let project = dir.path().join("p");
     copy_tree(&data("claude/-home-dev-shop"), &project);
     copy_tree(&data("mycodeagent"), &dir.path().join("m"));
-    let targets = [
+    let notes = dir.path().join("n");
+    copy_tree(&data("claude/-home-dev-notes"), &notes);
+    let mut targets = vec![
         project.join("7c1e9a52-3f4b-4d1e-9a8c-2b6f0d4e5a17.jsonl"),
         project.join("0b9d3e21-6a4c-4f7e-8d21-5c3a9e7f1b60.jsonl"),
         dir.path().join("m/trace-s-20260103-201533-a3f2.jsonl"),
     ];
+    // Each shape of session: sidechains by id, usage, progress lines,
+    // commands, compaction, a rewind.
+    for entry in std::fs::read_dir(&notes).unwrap() {
+        targets.push(entry.unwrap().path());
+    }
+    targets.sort();
     let children = [
         project.join("7c1e9a52-3f4b-4d1e-9a8c-2b6f0d4e5a17/subagents/agent-a1b2c3d.jsonl"),
         project.join("agent-e4f5a6b.jsonl"),

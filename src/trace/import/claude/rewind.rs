@@ -1,0 +1,239 @@
+//! Rewinds: a user who goes back to an earlier prompt (Esc Esc, or editing a
+//! message) leaves the old branch in the file, and the new prompt points to the
+//! same parent (`parentUuid`) as the old one. The file is then a tree, and
+//! shown in file order it would tell both branches as one conversation.
+//!
+//! A branch point is a line with two or more children that are prompts (user
+//! lines with text the user wrote: not tool results, `isMeta` or compaction
+//! summaries) written at different times. Other lines with several children
+//! are how Claude Code records parallel calls, progress lines and compaction
+//! replays (which repeat a prompt with the same timestamp), not rewinds.
+//!
+//! At a branch point the child whose subtree holds the session's last message
+//! is kept (or, when no child does, the one written last); every other child's
+//! subtree is abandoned. A compaction boundary has no `parentUuid`: it hangs
+//! from its `logicalParentUuid`. The importer builds the tree while it reads
+//! the file; only when the tree has branch points does it read the file again,
+//! showing each abandoned branch as one folded note.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::super::lines::{bool_at, str_at};
+use super::blocks::first_line;
+use super::convert::Converter;
+use super::harness::is_note;
+use crate::event::EventKind;
+use crate::text::count;
+
+/// The lines of a session's main conversation as a tree.
+#[derive(Debug, Default)]
+pub(super) struct Tree {
+    nodes: Vec<Node>,
+    index: HashMap<String, usize>,
+}
+
+#[derive(Debug)]
+struct Node {
+    parent: Option<String>,
+    prompt: bool,
+    conversational: bool,
+    ts: Option<String>,
+}
+
+/// Which lines are abandoned, by `uuid`, each with the number of its branch.
+#[derive(Debug, Default)]
+pub(super) struct Abandoned {
+    branch: HashMap<String, usize>,
+}
+
+impl Abandoned {
+    /// Whether no branch was abandoned: the file reads as one conversation.
+    pub fn is_empty(&self) -> bool {
+        self.branch.is_empty()
+    }
+
+    /// The abandoned branch a line of the session's own conversation is in.
+    pub fn branch_of(&self, line: &Value) -> Option<usize> {
+        if self.branch.is_empty() || bool_at(line, "isSidechain") {
+            return None;
+        }
+        self.branch.get(str_at(line, "uuid")?).copied()
+    }
+
+    /// Whether a line that no branch abandoned goes on with the conversation
+    /// (so a branch read before it has ended): a line of the tree, not a line
+    /// without `uuid` (snapshots, summaries) or a sidechain's.
+    pub fn continues(&self, line: &Value) -> bool {
+        !bool_at(line, "isSidechain") && str_at(line, "uuid").is_some()
+    }
+}
+
+impl Tree {
+    /// Adds one line of the file (a follower adds them as they come); lines
+    /// without `uuid` and a sidechain's are left out.
+    pub fn add(&mut self, line: &Value) {
+        let (Some(uuid), false) = (str_at(line, "uuid"), bool_at(line, "isSidechain")) else {
+            return;
+        };
+        if self.index.contains_key(uuid) {
+            return;
+        }
+        let kind = str_at(line, "type");
+        let prompt = kind == Some("user")
+            && typed(line.get("message").and_then(|m| m.get("content")))
+            && !bool_at(line, "isMeta")
+            && !bool_at(line, "isCompactSummary");
+        self.index.insert(uuid.to_string(), self.nodes.len());
+        self.nodes.push(Node {
+            parent: str_at(line, "parentUuid")
+                .or_else(|| str_at(line, "logicalParentUuid"))
+                .map(String::from),
+            prompt,
+            conversational: matches!(kind, Some("user" | "assistant")),
+            ts: line
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .map(String::from),
+        });
+    }
+
+    /// The abandoned branches.
+    pub fn abandoned(&self) -> Abandoned {
+        let parent = |i: usize| {
+            self.nodes[i]
+                .parent
+                .as_deref()
+                .and_then(|p| self.index.get(p).copied())
+        };
+        // A file whose lines name no parent in it (written by another tool, or
+        // cut out of a session) is no tree: every prompt would be a root.
+        let linked = self.nodes.iter().any(|n| {
+            n.parent
+                .as_deref()
+                .is_some_and(|p| self.index.contains_key(p))
+        });
+        if !linked {
+            return Abandoned::default();
+        }
+        // Siblings share a parent line; lines whose parent is in no file read
+        // here are siblings only of lines naming the same missing parent.
+        let mut children: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            children.entry(node.parent.as_deref()).or_default().push(i);
+        }
+        // The path from the last message up to the root (guarded against cycles).
+        let mut kept = vec![false; self.nodes.len()];
+        let mut at = (0..self.nodes.len())
+            .rev()
+            .find(|&i| self.nodes[i].conversational);
+        while let Some(i) = at.filter(|&i| !kept[i]) {
+            kept[i] = true;
+            at = parent(i);
+        }
+        let mut uuid_of = vec![""; self.nodes.len()];
+        for (uuid, &i) in &self.index {
+            uuid_of[i] = uuid;
+        }
+        let mut abandoned = Abandoned::default();
+        let mut roots: Vec<usize> = Vec::new();
+        for kids in children.values() {
+            let prompts: Vec<usize> = kids
+                .iter()
+                .copied()
+                .filter(|&k| self.nodes[k].prompt)
+                .collect();
+            // Replays repeat a prompt at its own time; a rewind is a new one.
+            let written_apart = prompts
+                .iter()
+                .any(|&k| self.nodes[k].ts != self.nodes[prompts[0]].ts);
+            if !written_apart {
+                continue;
+            }
+            let keep = prompts
+                .iter()
+                .copied()
+                .find(|&k| kept[k])
+                .or(prompts.last().copied());
+            roots.extend(prompts.into_iter().filter(|&k| Some(k) != keep));
+        }
+        roots.sort_unstable();
+        for (n, root) in roots.into_iter().enumerate() {
+            let mut stack = vec![root];
+            while let Some(i) = stack.pop() {
+                if abandoned.branch.insert(uuid_of[i].to_string(), n).is_some() {
+                    continue;
+                }
+                stack.extend(children.get(&Some(uuid_of[i])).into_iter().flatten());
+            }
+        }
+        abandoned
+    }
+}
+
+/// An abandoned branch as its note tells it.
+pub(super) struct Fold {
+    pub label: String,
+    pub listing: String,
+    pub span: (Option<i64>, Option<i64>),
+}
+
+/// Lines of the listing: enough to recognise the branch, not to read it.
+const LISTING_LINES: usize = 40;
+
+impl Fold {
+    /// Folds the branch's conversation (converted on its own lane, then dropped).
+    pub fn of(branch: &Converter) -> Fold {
+        let mut messages = 0u64;
+        let mut calls = 0u64;
+        let mut listing = Vec::new();
+        for pending in branch.buf.iter() {
+            let (what, text) = match &pending.kind {
+                EventKind::UserMessage { text } => ("prompt", text.as_str()),
+                EventKind::AssistantMessage { text, .. } if !text.trim().is_empty() => {
+                    ("answer", text.as_str())
+                }
+                EventKind::ToolCall { name, .. } if !is_note(name) => {
+                    calls += 1;
+                    listing.push(format!("tool: {name}"));
+                    continue;
+                }
+                _ => continue,
+            };
+            messages += 1;
+            listing.push(format!("{what}: {}", first_line(text)));
+        }
+        let label = match calls {
+            0 => format!("{} abandoned", count(messages, "message")),
+            _ => format!(
+                "{}, {} abandoned",
+                count(messages, "message"),
+                count(calls, "tool call")
+            ),
+        };
+        let more = listing.len().saturating_sub(LISTING_LINES);
+        listing.truncate(LISTING_LINES);
+        if more > 0 {
+            listing.push(format!("… {}", count(more as u64, "more line")));
+        }
+        Fold {
+            label,
+            listing: listing.join("\n"),
+            span: (branch.buf.first_ts(), branch.buf.last_ts()),
+        }
+    }
+}
+
+/// Whether a user line's content holds something someone wrote: a non-blank
+/// text, or a block that is not a tool result (a block without a type is text,
+/// as the import reads it).
+fn typed(content: Option<&Value>) -> bool {
+    match content {
+        Some(Value::String(s)) => !s.trim().is_empty(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .any(|b| b.is_object() && str_at(b, "type") != Some("tool_result")),
+        _ => false,
+    }
+}
