@@ -10,6 +10,55 @@ use serde_json::Value;
 use super::{BadLine, ImportError, Report};
 use crate::trace::line::{self, LineRead};
 
+/// How a file's lines are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// Once, to the end: a last line cut off mid-write is dropped.
+    ToEnd,
+    /// As it grows: a last line without its newline waits for the rest.
+    Growing,
+}
+
+/// A file read so far into a converter `C`, fed what the file gains.
+pub(crate) struct Fed<C> {
+    lines: JsonLines,
+    pub conv: C,
+    /// Bad lines and skipped types found in it so far.
+    pub report: Report,
+}
+
+impl<C> Fed<C> {
+    pub fn open(path: &Path, conv: C) -> Result<Self, ImportError> {
+        Ok(Fed {
+            lines: JsonLines::open(path)?,
+            conv,
+            report: Report::default(),
+        })
+    }
+
+    /// Gives every new JSON object line to `line`; other values are bad lines.
+    pub fn feed(
+        &mut self,
+        reading: Reading,
+        mut line: impl FnMut(&mut C, &Value, &mut Report),
+    ) -> Result<(), ImportError> {
+        loop {
+            let next = match reading {
+                Reading::ToEnd => self.lines.next_value(&mut self.report)?,
+                Reading::Growing => self.lines.next_growing(&mut self.report)?,
+            };
+            let Some((no, value)) = next else {
+                return Ok(());
+            };
+            if !value.is_object() {
+                self.lines.bad(&mut self.report, no, "not a JSON object");
+                continue;
+            }
+            line(&mut self.conv, &value, &mut self.report);
+        }
+    }
+}
+
 /// Streams the JSON values of a JSONL file. Lines are read as bytes, so a line
 /// that is not UTF-8 is one bad line, not an I/O failure of the whole import.
 pub(crate) struct JsonLines {

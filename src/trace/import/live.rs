@@ -47,7 +47,8 @@ pub fn live(path: &Path) -> Result<Box<dyn Live>, ImportError> {
             path: path.to_path_buf(),
         }),
         Format::Codex => Ok(Box::new(super::codex::CodexLive::new(path))),
-        Format::ClaudeCode | Format::MyCodeAgent => Ok(Box::new(Whole::new(path)?)),
+        Format::ClaudeCode => Ok(Box::new(super::claude::ClaudeLive::new(path)?)),
+        Format::MyCodeAgent => Ok(Box::new(Whole::new(path)?)),
     }
 }
 

@@ -51,7 +51,7 @@ pub(super) fn route<'a>(line: &'a Value, standalone: &mut Option<bool>) -> Route
 
 /// The sidechain conversations written inside a session file, told apart by
 /// `agentId` or, in versions without it, by following `parentUuid`.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct InlineChains {
     pub chains: Vec<Converter>,
     by_uuid: HashMap<String, usize>,
@@ -87,7 +87,7 @@ impl InlineChains {
 }
 
 /// Children's conversations carried by `agent_progress` lines, one per call.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct ProgressChains {
     /// The call that started each child, with its conversation.
     pub chains: Vec<(String, Converter)>,

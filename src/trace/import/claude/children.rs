@@ -27,12 +27,14 @@
 //! left out with a note. `agent-acompact-*` files (context compaction) are not
 //! subagents and are never read.
 
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::super::lines::{JsonLines, str_at, timestamp_ms};
+use super::super::lines::{Fed, JsonLines, Reading, str_at, timestamp_ms};
+use super::super::live::Ending;
 use super::super::{ImportError, Report};
 use super::chains::{InlineChains, ProgressChains};
 use super::convert::{Converter, TaskCall};
@@ -45,6 +47,7 @@ pub(super) struct Meta {
     pub tool_use_id: Option<String>,
 }
 
+#[derive(Clone)]
 enum Origin {
     File(PathBuf),
     /// Index into the inline sidechain chains.
@@ -53,6 +56,7 @@ enum Origin {
     Progress(usize, String),
 }
 
+#[derive(Clone)]
 struct Source {
     origin: Origin,
     agent_id: Option<String>,
@@ -70,18 +74,21 @@ pub(super) struct Child {
 }
 
 /// One [`Child`] per task call, in call order.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn link(
     session: &Path,
     session_id: Option<&str>,
     tasks: &[TaskCall],
     inline: InlineChains,
     progress: ProgressChains,
+    files: &mut ChildFiles,
+    ending: Ending,
     report: &mut Report,
 ) -> Result<Vec<Child>, ImportError> {
     let dir = session.parent().unwrap_or(Path::new("."));
     let mut sources = Vec::new();
     for path in agent_files(&session.with_extension("").join("subagents")) {
-        sources.push(peek(path)?);
+        sources.push(files.peek(path)?);
     }
     // Conversations read from the session file itself, kept until linked.
     let mut chains: Vec<Option<Converter>> = Vec::new();
@@ -92,7 +99,7 @@ pub(super) fn link(
             .map(|(call, conv)| (Some(call), conv)),
     );
     for (call, conv) in written_inside {
-        let conv = conv.finish();
+        let conv = conv.finish(ending);
         sources.push(Source {
             origin: match call {
                 Some(call) => Origin::Progress(chains.len(), call),
@@ -126,7 +133,7 @@ pub(super) fn link(
         *slot = take(&mut sources, |s| s.agent_id.as_deref() == Some(id));
         let flat = dir.join(format!("agent-{id}.jsonl"));
         if slot.is_none() && flat.is_file() && !known(&sources, &flat) {
-            sources.push(peek(flat)?);
+            sources.push(files.peek(flat)?);
             *slot = take(&mut sources, |s| s.agent_id.as_deref() == Some(id));
         }
     }
@@ -136,7 +143,7 @@ pub(super) fn link(
             if known(&sources, &path) {
                 continue;
             }
-            let source = peek(path)?;
+            let source = files.peek(path)?;
             let same_session = match (session_id, source.session_id.as_deref()) {
                 (Some(a), Some(b)) => a == b,
                 _ => true,
@@ -216,7 +223,7 @@ pub(super) fn link(
             continue;
         };
         let conv = match &source.origin {
-            Origin::File(path) => Some(convert_file(path, report)?),
+            Origin::File(path) => Some(files.convert(path, ending, report)?),
             Origin::Inline(i) | Origin::Progress(i, _) => chains.get_mut(*i).and_then(Option::take),
         };
         report.children_loaded += usize::from(conv.is_some());
@@ -353,15 +360,62 @@ fn read_meta(path: &Path) -> Meta {
 }
 
 /// Reads a whole transcript into a lane.
-fn convert_file(path: &Path, report: &mut Report) -> Result<Converter, ImportError> {
-    let mut lines = JsonLines::open(path)?;
-    let mut conv = Converter::new(false);
-    while let Some((no, line)) = lines.next_value(report)? {
-        if !line.is_object() {
-            lines.bad(report, no, "not a JSON object");
-            continue;
+/// The transcript files of one import: read once, or kept and fed as they
+/// grow ([`Reading::Growing`], for a session being followed).
+pub(super) struct ChildFiles {
+    reading: Reading,
+    peeked: HashMap<PathBuf, Source>,
+    fed: HashMap<PathBuf, Fed<Converter>>,
+}
+
+impl ChildFiles {
+    pub fn new(reading: Reading) -> ChildFiles {
+        ChildFiles {
+            reading,
+            peeked: HashMap::new(),
+            fed: HashMap::new(),
         }
-        conv.line(&line, report);
     }
-    Ok(conv.finish())
+
+    /// What a transcript's first lines say; kept once they name its prompt
+    /// (they do not change after).
+    fn peek(&mut self, path: PathBuf) -> Result<Source, ImportError> {
+        if let Some(source) = self.peeked.get(&path) {
+            return Ok(source.clone());
+        }
+        let source = peek(path.clone())?;
+        if self.reading == Reading::Growing && source.prompt.is_some() {
+            self.peeked.insert(path, source.clone());
+        }
+        Ok(source)
+    }
+
+    /// The transcript at `path` as a conversation, with what reading it found
+    /// added to `report`.
+    fn convert(
+        &mut self,
+        path: &Path,
+        ending: Ending,
+        report: &mut Report,
+    ) -> Result<Converter, ImportError> {
+        let fed = match self.fed.entry(path.to_path_buf()) {
+            Entry::Occupied(fed) => fed.into_mut(),
+            Entry::Vacant(slot) => slot.insert(Fed::open(path, Converter::new(false))?),
+        };
+        fed.feed(self.reading, |conv, line, report| conv.line(line, report))?;
+        report.absorb(&fed.report);
+        let conv = match self.reading {
+            Reading::ToEnd => match self.fed.remove(path) {
+                Some(fed) => fed.conv,
+                None => Converter::new(false),
+            },
+            Reading::Growing => fed.conv.clone(),
+        };
+        Ok(conv.finish(ending))
+    }
+
+    /// The transcript files being fed, for a follower to watch.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.fed.keys().map(PathBuf::as_path)
+    }
 }

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::super::Report;
 use super::super::lines::{bool_at, first_str, str_at, timestamp_ms};
+use super::super::live::Ending;
 use super::super::timeline::LaneBuf;
 use super::blocks::{content_blocks, usage_growth, usage_of};
 use super::harness::OpenNote;
@@ -54,6 +55,7 @@ pub(super) type ToolUse = (String, String, Value, Option<i64>);
 /// An assistant message still receiving lines. Claude Code writes one line per
 /// content block, each with the usage counted so far, and may write the results
 /// of its first calls before the message's last blocks.
+#[derive(Clone)]
 pub(super) struct OpenMessage {
     pub id: String,
     pub model: String,
@@ -65,6 +67,7 @@ pub(super) struct OpenMessage {
     pub stop_reason: String,
 }
 
+#[derive(Clone)]
 pub(super) struct Turn {
     pub steps: u32,
     pub usage: Usage,
@@ -72,6 +75,7 @@ pub(super) struct Turn {
 }
 
 /// Turns the lines of one conversation into events.
+#[derive(Clone)]
 pub(super) struct Converter {
     pub buf: LaneBuf,
     /// The session's own lane: it has turns, and its `Task` calls start children.
@@ -392,10 +396,14 @@ impl Converter {
     }
 
     /// Emits what is still open at the end of the file.
-    pub fn finish(mut self) -> Self {
+    /// Shows what is still open where the file ends. Left open (a file still
+    /// being written), the last message is shown but its turn goes on.
+    pub fn finish(mut self, ending: Ending) -> Self {
         self.flush();
         self.close_notes();
-        self.end_turn();
+        if let Ending::Closed = ending {
+            self.end_turn();
+        }
         self
     }
 }

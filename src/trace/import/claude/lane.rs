@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+use super::super::live::Ending;
 use super::super::timeline::{LaneBuf, Pending, reason_from};
 use super::blocks::without_trailer;
 use super::children::Meta;
@@ -68,7 +69,17 @@ pub(super) enum Transcript {
 /// The end of a child's lane (`lane` is what it did): an error when its
 /// transcript is missing, `turn_end` and `subagent_end` (reason and summary
 /// from the call's result; steps, tools and usage from the lane).
-pub(super) fn child_end(task: &TaskCall, lane: &LaneBuf, transcript: Transcript) -> Vec<Pending> {
+pub(super) fn child_end(
+    task: &TaskCall,
+    lane: &LaneBuf,
+    transcript: Transcript,
+    session: Ending,
+) -> Vec<Pending> {
+    // While the session is written, a child whose call has no result yet is
+    // running, and its transcript may still appear.
+    if session == Ending::Open && task.result.is_none() {
+        return Vec::new();
+    }
     let mut stats = lane.stats();
     stats.tool_usage.retain(|name, _| !is_note(name));
     // A background agent's call returns at launch: the child ends on its own.

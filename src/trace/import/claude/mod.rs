@@ -53,20 +53,26 @@ mod children;
 mod convert;
 mod harness;
 mod lane;
+mod live;
 mod rewind;
 mod user;
+
+pub use live::ClaudeLive;
 
 use std::path::Path;
 
 use super::lines::JsonLines;
+use super::lines::Reading;
+use super::live::Ending;
 use super::timeline::{LaneBuf, Timeline};
 use super::{Format, ImportError, Imported, Report, header};
 use crate::event::AgentId;
 use chains::{InlineChains, ProgressChains, Route, route};
-use children::Child;
+use children::{Child, ChildFiles};
 use convert::{Converter, TaskCall};
 use lane::{Transcript, child_end, child_start};
 use rewind::{Abandoned, Fold, Tree};
+use std::collections::HashSet;
 
 /// Imports a Claude Code session file with its subagents' transcripts.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
@@ -78,10 +84,17 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
     if !abandoned.is_empty() {
         session = read(path, &abandoned, None)?;
     }
-    assemble(path, session)
+    let mut files = ChildFiles::new(Reading::ToEnd);
+    assemble(
+        path,
+        session.finish(Ending::Closed),
+        &mut files,
+        Ending::Closed,
+    )
 }
 
 /// What one reading of a session file gathers.
+#[derive(Clone)]
 struct Read {
     main: Converter,
     inline: InlineChains,
@@ -89,25 +102,106 @@ struct Read {
     report: Report,
 }
 
-/// Reads the session file line by line, leaving out the `abandoned` branches
-/// (each folded into a note) and adding every line to `tree` if given.
+impl Read {
+    /// The conversations read so far, with what is still open shown.
+    fn finish(self, ending: Ending) -> Read {
+        Read {
+            main: self.main.finish(ending),
+            ..self
+        }
+    }
+}
+
+/// Reads a session file line by line, leaving out the `abandoned` branches
+/// (each folded into a note) and adding every line to a tree if given.
+struct SessionReader {
+    read: Read,
+    abandoned: Abandoned,
+    described: HashSet<String>,
+    /// The abandoned branch being read: its number and its conversation.
+    branch: Option<(usize, Converter)>,
+    /// What abandoned lines would have counted is not what the session skipped.
+    scratch: Report,
+    /// A subagent's own file given alone is all sidechain: show it as the session.
+    standalone: Option<bool>,
+}
+
+impl SessionReader {
+    fn new(path: &Path, abandoned: Abandoned) -> SessionReader {
+        SessionReader {
+            read: Read {
+                main: Converter::new(true),
+                inline: InlineChains::default(),
+                progress: ProgressChains::default(),
+                report: Report::default(),
+            },
+            abandoned,
+            described: children::described_calls(path),
+            branch: None,
+            scratch: Report::default(),
+            standalone: None,
+        }
+    }
+
+    fn line(&mut self, line: &serde_json::Value) {
+        let Read {
+            main,
+            inline,
+            progress,
+            report,
+        } = &mut self.read;
+        if let Some(n) = self.abandoned.branch_of(line) {
+            if self.branch.as_ref().is_some_and(|(open, _)| *open != n) {
+                fold(main, self.branch.take());
+            }
+            let (_, conv) = self
+                .branch
+                .get_or_insert_with(|| (n, Converter::new(false)));
+            conv.line(line, &mut self.scratch);
+            return;
+        }
+        // The branch ends where the conversation goes on without it.
+        if self.abandoned.continues(line) {
+            fold(main, self.branch.take());
+        }
+        match route(line, &mut self.standalone) {
+            Route::Main => main.line(line, report),
+            Route::Sidechain => inline.line(line, report),
+            Route::AgentProgress { parent_call } if self.described.contains(parent_call) => {
+                report.skip("progress")
+            }
+            Route::AgentProgress { parent_call } => progress.line(parent_call, line, report),
+        }
+    }
+
+    /// What was read, the branch being read folded.
+    fn into_read(mut self) -> Read {
+        fold(&mut self.read.main, self.branch.take());
+        self.read
+    }
+
+    fn abandoned(&self) -> &Abandoned {
+        &self.abandoned
+    }
+
+    /// What was read so far, as [`SessionReader::into_read`], keeping the reader.
+    fn peek(&self) -> Read {
+        let mut read = self.read.clone();
+        fold(&mut read.main, self.branch.clone());
+        read
+    }
+}
+
+/// Reads the session file to its end, leaving out the `abandoned` branches
+/// and adding every line to `tree` if given.
 fn read(
     path: &Path,
     abandoned: &Abandoned,
     mut tree: Option<&mut Tree>,
 ) -> Result<Read, ImportError> {
-    let mut report = Report::default();
-    let described = children::described_calls(path);
     let mut lines = JsonLines::open(path)?;
-    let mut main = Converter::new(true);
-    let mut inline = InlineChains::default();
-    let mut progress = ProgressChains::default();
-    // The abandoned branch being read: its number and its conversation.
-    let mut branch: Option<(usize, Converter)> = None;
-    // What abandoned lines would have counted is not what the session skipped.
-    let mut scratch = Report::default();
-    // A subagent's own file given alone is all sidechain: show it as the session.
-    let mut standalone = None;
+    let mut reader = SessionReader::new(path, abandoned.clone());
+    let mut report = Report::default();
     while let Some((no, line)) = lines.next_value(&mut report)? {
         if !line.is_object() {
             lines.bad(&mut report, no, "not a JSON object");
@@ -116,38 +210,20 @@ fn read(
         if let Some(tree) = tree.as_deref_mut() {
             tree.add(&line);
         }
-        if let Some(n) = abandoned.branch_of(&line) {
-            if branch.as_ref().is_some_and(|(open, _)| *open != n) {
-                fold(&mut main, branch.take());
-            }
-            let (_, conv) = branch.get_or_insert_with(|| (n, Converter::new(false)));
-            conv.line(&line, &mut scratch);
-            continue;
-        }
-        // The branch ends where the conversation goes on without it.
-        if abandoned.continues(&line) {
-            fold(&mut main, branch.take());
-        }
-        match route(&line, &mut standalone) {
-            Route::Main => main.line(&line, &mut report),
-            Route::Sidechain => inline.line(&line, &mut report),
-            Route::AgentProgress { parent_call } if described.contains(parent_call) => {
-                report.skip("progress")
-            }
-            Route::AgentProgress { parent_call } => progress.line(parent_call, &line, &mut report),
-        }
+        reader.line(&line);
     }
-    fold(&mut main, branch.take());
-    Ok(Read {
-        main: main.finish(),
-        inline,
-        progress,
-        report,
-    })
+    let mut read = reader.into_read();
+    read.report.absorb(&report);
+    Ok(read)
 }
 
 /// The session's lane and its children's, merged into one stream.
-fn assemble(path: &Path, read: Read) -> Result<Imported, ImportError> {
+fn assemble(
+    path: &Path,
+    read: Read,
+    files: &mut ChildFiles,
+    ending: Ending,
+) -> Result<Imported, ImportError> {
     let Read {
         main,
         inline,
@@ -161,6 +237,8 @@ fn assemble(path: &Path, read: Read) -> Result<Imported, ImportError> {
         &main.tasks,
         inline,
         progress,
+        files,
+        ending,
         &mut report,
     )?;
 
@@ -170,7 +248,7 @@ fn assemble(path: &Path, read: Read) -> Result<Imported, ImportError> {
     for (n, (task, child)) in main.tasks.iter().zip(children).enumerate() {
         let lane = timeline.add_lane(AgentId::Sub(n as u32 + 1));
         child_model = child_model.or_else(|| child.conv.as_ref().and_then(|c| c.model.clone()));
-        timeline.fill(lane, child_lane(task, child));
+        timeline.fill(lane, child_lane(task, child, ending));
         timeline.start_after(lane, main_lane, task.call_idx);
         if let Some(result) = task.result.as_ref().filter(|r| !r.background) {
             timeline.end_before(lane, main_lane, result.idx);
@@ -211,20 +289,20 @@ fn assemble(path: &Path, read: Read) -> Result<Imported, ImportError> {
 /// Shows a finished abandoned branch as one note in the session's lane.
 fn fold(main: &mut Converter, branch: Option<(usize, Converter)>) {
     if let Some((_, conv)) = branch {
-        let fold = Fold::of(&conv.finish());
+        let fold = Fold::of(&conv.finish(Ending::Closed));
         main.rewound(&fold.label, &fold.listing, fold.span);
     }
 }
 
 /// A child's lane: its start, its transcript (if found), its end.
-fn child_lane(task: &TaskCall, child: Child) -> LaneBuf {
+fn child_lane(task: &TaskCall, child: Child, ending: Ending) -> LaneBuf {
     let Child { conv, meta } = child;
     let head = child_start(task, &meta, conv.as_ref());
     let (mut buf, found) = match conv {
         Some(c) => (c.buf, Transcript::Found),
         None => (LaneBuf::default(), Transcript::Missing),
     };
-    let tail = child_end(task, &buf, found);
+    let tail = child_end(task, &buf, found, ending);
     buf.prepend(head);
     for pending in tail {
         buf.push(pending.ts, pending.kind);

@@ -43,7 +43,7 @@ struct Node {
 }
 
 /// Which lines are abandoned, by `uuid`, each with the number of its branch.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Abandoned {
     branch: HashMap<String, usize>,
 }

@@ -43,7 +43,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 
-use super::lines::{JsonLines, first_str};
+use super::lines::{Fed, Reading, first_str};
 use super::live::{Ending, Grew, Live, Signature};
 use super::timeline::{LaneBuf, Pending, Timeline, elapsed_ms};
 use super::{Format, ImportError, Imported, Report, header};
@@ -143,27 +143,10 @@ fn import_with(path: &Path, files: &mut Files, ending: Ending) -> Result<Importe
     Ok(report.into_imported(Format::Codex, header, timeline.merge()))
 }
 
-/// How a rollout's lines are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reading {
-    /// Once, to its end: a last line cut off mid-write is dropped.
-    ToEnd,
-    /// As it grows: a last line without its newline waits for the rest.
-    Growing,
-}
-
-/// A rollout read so far.
-struct Fed {
-    lines: JsonLines,
-    conv: Converter,
-    /// Bad lines and skipped types found in it so far.
-    report: Report,
-}
-
 /// The rollouts of a session, each read once and then fed what it gains.
 struct Files {
     reading: Reading,
-    fed: HashMap<PathBuf, Fed>,
+    fed: HashMap<PathBuf, Fed<Converter>>,
 }
 
 impl Files {
@@ -185,24 +168,9 @@ impl Files {
     ) -> Result<Converter, ImportError> {
         let fed = match self.fed.entry(path.to_path_buf()) {
             Entry::Occupied(fed) => fed.into_mut(),
-            Entry::Vacant(slot) => slot.insert(Fed {
-                lines: JsonLines::open(path)?,
-                conv: Converter::new(lane),
-                report: Report::default(),
-            }),
+            Entry::Vacant(slot) => slot.insert(Fed::open(path, Converter::new(lane))?),
         };
-        loop {
-            let next = match self.reading {
-                Reading::ToEnd => fed.lines.next_value(&mut fed.report)?,
-                Reading::Growing => fed.lines.next_growing(&mut fed.report)?,
-            };
-            let Some((no, line)) = next else { break };
-            if !line.is_object() {
-                fed.lines.bad(&mut fed.report, no, "not a JSON object");
-                continue;
-            }
-            fed.conv.line(&line, &mut fed.report);
-        }
+        fed.feed(self.reading, |conv, line, report| conv.line(line, report))?;
         report.absorb(&fed.report);
         let conv = match self.reading {
             // Read once: nothing is kept for later.

@@ -7,6 +7,7 @@ mod claude_links;
 mod claude_notes;
 mod codex;
 mod codex_edge;
+mod live;
 mod mycodeagent;
 mod roundtrip;
 

@@ -1,0 +1,100 @@
+//! A Claude Code session read as it is written (`brood watch`): the session
+//! file and each subagent transcript are fed only the lines they gained, so a
+//! look at a 40 MB session costs what was appended, not the whole file again.
+//!
+//! A snapshot works on copies of the conversations read so far and assembles
+//! them as a whole import does (children linked, lanes merged). A rewind
+//! changes which lines are abandoned: then the session file is read again
+//! from its start with the new branches, which is rare.
+
+use std::path::{Path, PathBuf};
+
+use super::super::lines::JsonLines;
+use super::super::lines::Reading;
+use super::super::live::{Ending, Grew, Live, Signature};
+use super::super::{ImportError, Imported, Report};
+use super::children::ChildFiles;
+use super::rewind::{Abandoned, Tree};
+use super::{SessionReader, assemble};
+
+/// A Claude Code session followed as it grows.
+pub struct ClaudeLive {
+    path: PathBuf,
+    signature: Signature,
+    lines: JsonLines,
+    tree: Tree,
+    reader: SessionReader,
+    /// Bad lines of the session file.
+    report: Report,
+    files: ChildFiles,
+}
+
+impl ClaudeLive {
+    /// Starts following `path`, reading what it holds now.
+    pub fn new(path: &Path) -> Result<ClaudeLive, ImportError> {
+        let mut live = ClaudeLive {
+            path: path.to_path_buf(),
+            signature: Signature::default(),
+            lines: JsonLines::open(path)?,
+            tree: Tree::default(),
+            reader: SessionReader::new(path, Abandoned::default()),
+            report: Report::default(),
+            files: ChildFiles::new(Reading::Growing),
+        };
+        live.read_more()?;
+        Ok(live)
+    }
+
+    /// Feeds the session file's new lines; whether they changed which
+    /// branches are abandoned.
+    fn feed(&mut self) -> Result<bool, ImportError> {
+        let mut fed = false;
+        while let Some((no, line)) = self.lines.next_growing(&mut self.report)? {
+            if !line.is_object() {
+                self.lines.bad(&mut self.report, no, "not a JSON object");
+                continue;
+            }
+            self.tree.add(&line);
+            self.reader.line(&line);
+            fed = true;
+        }
+        Ok(fed && self.tree.abandoned() != *self.reader.abandoned())
+    }
+
+    /// Reads the session file again from its start, leaving out the branches
+    /// the tree says were abandoned.
+    fn reread(&mut self) -> Result<(), ImportError> {
+        let abandoned = self.tree.abandoned();
+        self.lines = JsonLines::open(&self.path)?;
+        self.report = Report::default();
+        self.reader = SessionReader::new(&self.path, abandoned);
+        while let Some((no, line)) = self.lines.next_growing(&mut self.report)? {
+            if !line.is_object() {
+                self.lines.bad(&mut self.report, no, "not a JSON object");
+                continue;
+            }
+            self.reader.line(&line);
+        }
+        Ok(())
+    }
+}
+
+impl Live for ClaudeLive {
+    fn read_more(&mut self) -> Result<Grew, ImportError> {
+        let now = Signature::of(&self.path).with_files(self.files.paths());
+        if now == self.signature {
+            return Ok(Grew::No);
+        }
+        self.signature = now;
+        if self.feed()? {
+            self.reread()?;
+        }
+        Ok(Grew::Yes)
+    }
+
+    fn snapshot(&mut self, ending: Ending) -> Result<Imported, ImportError> {
+        let mut read = self.reader.peek().finish(ending);
+        read.report.absorb(&self.report);
+        assemble(&self.path, read, &mut self.files, ending)
+    }
+}
