@@ -167,8 +167,8 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         Some(file) => file.clone(),
         None => brood::replay::newest_trace(&brood::replay::traces_dir()?)?,
     };
-    let mut source = brood::replay::open(&path)?;
     if args.print || args.json {
+        let mut source = brood::replay::open(&path)?;
         let format = match args.json {
             true => PrintFormat::Json,
             false => PrintFormat::Text,
@@ -182,6 +182,8 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         true => ReplayExit::AfterFirstFrame,
         false => ReplayExit::OnQuit,
     };
+    // The screen starts on the session's first lines while the rest is read.
+    let source = brood::replay::open_staged(&path)?;
     play(source, &path, Pace::Recorded, exit)
 }
 

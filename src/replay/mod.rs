@@ -26,7 +26,9 @@ pub use list::{
 };
 pub use load::{Loader, session_info, spawn_loader};
 pub use print::{PrintFormat, PrintReport, print};
-pub use source::{Following, Item, Rewound, SkippedLine, Source, SourceFormat, follow, open};
+pub use source::{
+    Following, Item, Rewound, SkippedLine, Source, SourceFormat, follow, open, open_staged,
+};
 pub use table::{json_line, render_sessions, render_table, session_json_line};
 
 use crate::trace::import::Lookalike;

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use super::ReplayError;
 use super::follow::tail::Stop;
-use super::follow::{FollowTrace, Reimport, wait_for_first_line};
+use super::follow::{FollowTrace, Reimport, Run, wait_for_first_line};
 use crate::event::Event;
 use crate::trace::TraceHeader;
-use crate::trace::import::{self, Format, ImportError, Imported};
+use crate::trace::import::{self, Format, ImportError, Imported, Start};
 use crate::trace::{Step, TraceError, TraceReader};
 
 /// The formats replay reads.
@@ -251,19 +251,58 @@ pub fn follow(path: &Path, stop: Stop) -> Result<Source, ReplayError> {
         }
         Err(TraceError::BadHeader { message, .. }) => {
             let format = foreign_format(path, format!("line 1: {message}"))?;
-            let mut live = import::live(path).map_err(|e| import_error(path, e, String::new()))?;
-            let mut first = live
-                .snapshot(import::Ending::Open)
-                .map_err(|e| import_error(path, e, String::new()))?;
-            let events = std::mem::take(&mut first.events);
-            let bad_lines = std::mem::take(&mut first.bad_lines);
-            let mut source = from_import(path, format, first);
-            let follow = Reimport::new(path, stop, live, &bad_lines, events);
-            source.inner = Inner::FollowImport(Box::new(follow));
-            Ok(source)
+            live_source(path, format, Start::All, Run::Follow, stop)
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// Opens `path` for the replay workbench: as [`open`], but a Claude Code or
+/// Codex session is read in two steps, its first lines first, so the first
+/// frame does not wait for a big session to be read whole. What the whole
+/// read changes comes as an [`Item::Rewind`].
+pub fn open_staged(path: &Path) -> Result<Source, ReplayError> {
+    check_file(path)?;
+    let format = match TraceReader::open(path) {
+        Err(TraceError::BadHeader { message, .. }) => {
+            foreign_format(path, format!("line 1: {message}"))?
+        }
+        Ok(_) | Err(_) => return open(path),
+    };
+    match format {
+        SourceFormat::ClaudeCode | SourceFormat::Codex => live_source(
+            path,
+            format,
+            Start::Lines(FIRST_LINES),
+            Run::Rest,
+            Stop::default(),
+        ),
+        SourceFormat::Brood | SourceFormat::MyCodeAgent => open(path),
+    }
+}
+
+/// Lines of a session read for a replay's first frame.
+const FIRST_LINES: usize = 2_000;
+
+/// A foreign session read by a live import: its first snapshot now, the rest
+/// as `run` says.
+fn live_source(
+    path: &Path,
+    format: SourceFormat,
+    start: Start,
+    run: Run,
+    stop: Stop,
+) -> Result<Source, ReplayError> {
+    let mut live = import::live(path, start).map_err(|e| import_error(path, e, String::new()))?;
+    let mut first = live
+        .snapshot(import::Ending::Open)
+        .map_err(|e| import_error(path, e, String::new()))?;
+    let events = std::mem::take(&mut first.events);
+    let bad_lines = std::mem::take(&mut first.bad_lines);
+    let mut source = from_import(path, format, first);
+    let follow = Reimport::new(path, run, stop, live, &bad_lines, events);
+    source.inner = Inner::FollowImport(Box::new(follow));
+    Ok(source)
 }
 
 /// A file that is not a brood trace: one of the foreign formats, or refused.

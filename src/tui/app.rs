@@ -56,7 +56,8 @@ pub struct Recording {
 pub enum ReplayExit {
     /// Until the user quits.
     OnQuit,
-    /// Right after the first frame is drawn; the time to it goes to stderr.
+    /// Right after the first frame that shows the session (an event applied)
+    /// is drawn; the time to it goes to stderr.
     AfterFirstFrame,
 }
 
@@ -230,10 +231,14 @@ impl App {
                 self.draw(guard)?;
                 last_draw = Some(now);
                 dirty = false;
+                // The first frame that shows the session: an event applied,
+                // or the whole (empty) file read.
                 if let Feed::Replay {
                     exit: ReplayExit::AfterFirstFrame,
+                    player,
                     ..
                 } = feed
+                    && (player.position() > 0 || !player.loading)
                 {
                     return Ok(Exit::FirstFrame);
                 }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use super::ReplayError;
 use super::source::{Item, Rewound, SkippedLine};
 use crate::trace::{Step, TraceError, TraceReader};
-pub use reimport::Reimport;
+pub use reimport::{Reimport, Run};
 use tail::{POLL, Restart, Stop, Tail, restart_of};
 
 /// Read buffer of a followed trace: a catch-up read of a big trace goes in few

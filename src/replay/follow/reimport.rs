@@ -25,9 +25,22 @@ use crate::trace::import::{BadLine, Ending, Grew, ImportError, Live};
 /// At most this often the session is read again, however often it grows.
 const MIN_READ: Duration = Duration::from_millis(50);
 
+/// How long a [`Reimport`] goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Run {
+    /// Until stopped: the session is followed (`brood watch`).
+    Follow,
+    /// Once the rest of the session is read: a replay that showed its first
+    /// lines while the whole file was still being read.
+    Rest,
+}
+
 /// A foreign session, read again as it grows.
 pub struct Reimport {
     path: PathBuf,
+    run: Run,
+    /// A [`Run::Rest`] that read the rest.
+    done: bool,
     stop: Stop,
     live: Box<dyn Live>,
     /// What was handed on so far, to compare the next snapshot with.
@@ -43,6 +56,7 @@ impl Reimport {
     /// `bad_lines` and `events`: they are the first items handed on.
     pub fn new(
         path: &Path,
+        run: Run,
         stop: Stop,
         live: Box<dyn Live>,
         bad_lines: &[BadLine],
@@ -50,6 +64,8 @@ impl Reimport {
     ) -> Reimport {
         let mut follow = Reimport {
             path: path.to_path_buf(),
+            run,
+            done: false,
             stop,
             live,
             sent: Vec::new(),
@@ -67,8 +83,18 @@ impl Reimport {
             if let Some(item) = self.queue.pop_front() {
                 return Ok(Some(item));
             }
-            if self.stop.stopped() {
+            if self.stop.stopped() || self.done {
                 return Ok(None);
+            }
+            if let Run::Rest = self.run {
+                self.done = true;
+                self.live.read_more().map_err(|e| self.error(e))?;
+                let whole = self
+                    .live
+                    .snapshot(Ending::Closed)
+                    .map_err(|e| self.error(e))?;
+                self.take(&whole.bad_lines, whole.events);
+                continue;
             }
             let wait = MIN_READ.saturating_sub(self.last_read.elapsed());
             std::thread::sleep(wait.max(POLL.min(MIN_READ)));
@@ -85,13 +111,15 @@ impl Reimport {
                 Err(ImportError::Empty { .. }) => {}
                 Err(ImportError::Io { source, .. })
                     if source.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(ReplayError::Io {
-                        path: self.path.clone(),
-                        source: std::io::Error::other(e.to_string()),
-                    });
-                }
+                Err(e) => return Err(self.error(e)),
             }
+        }
+    }
+
+    fn error(&self, e: ImportError) -> ReplayError {
+        ReplayError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::other(e.to_string()),
         }
     }
 

@@ -92,3 +92,34 @@ fn an_empty_file_is_waited_for_until_its_first_line() {
     assert_eq!(text_of(source.next_item().unwrap()), "late");
     writer.join().unwrap();
 }
+
+/// Everything `source` gives until its end, rewinds applied.
+fn drained(source: &mut crate::replay::Source) -> Vec<Event> {
+    let mut events = Vec::new();
+    while let Some(item) = source.next_item().unwrap() {
+        match item {
+            Item::Event(event) => events.push(event),
+            Item::Rewind { keep, .. } => events.truncate(keep),
+            Item::Skipped(_) => {}
+        }
+    }
+    events
+}
+
+/// A replay read in two steps (its first lines for the first frame, then
+/// the whole file) ends with exactly the events of a whole import.
+#[test]
+fn a_staged_replay_ends_with_the_events_of_a_whole_read() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/import");
+    for rel in [
+        "claude/-home-dev-shop/7c1e9a52-3f4b-4d1e-9a8c-2b6f0d4e5a17.jsonl",
+        "claude/-home-dev-notes/9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a.jsonl",
+        "codex/sessions/2026/02/11/rollout-2026-02-11T23-50-12-019c4d10-2a3b-7e4f-8a1b-3c5d7e9f0a12.jsonl",
+    ] {
+        let path = samples.join(rel);
+        let whole = drained(&mut crate::replay::open(&path).unwrap());
+        let staged = drained(&mut crate::replay::open_staged(&path).unwrap());
+        assert!(!whole.is_empty(), "{rel}");
+        assert_eq!(staged, whole, "{rel}");
+    }
+}

@@ -30,6 +30,16 @@ pub enum Grew {
     Yes,
 }
 
+/// How much of a session a live import reads when it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// All there is.
+    All,
+    /// At most this many lines of the session file, for a first look that
+    /// comes fast; [`Live::read_more`] reads the rest.
+    Lines(usize),
+}
+
 /// A session imported as it is written.
 pub trait Live: Send {
     /// Reads what the session's files gained since the last call.
@@ -41,13 +51,13 @@ pub trait Live: Send {
 /// A live import of the session at `path`, whatever its foreign format. A
 /// brood trace is refused with [`ImportError::NativeTrace`]: it is read as
 /// it grows, event by event, with no import.
-pub fn live(path: &Path) -> Result<Box<dyn Live>, ImportError> {
+pub fn live(path: &Path, start: Start) -> Result<Box<dyn Live>, ImportError> {
     match detect(path)? {
         Format::Brood => Err(ImportError::NativeTrace {
             path: path.to_path_buf(),
         }),
         Format::Codex => Ok(Box::new(super::codex::CodexLive::new(path))),
-        Format::ClaudeCode => Ok(Box::new(super::claude::ClaudeLive::new(path)?)),
+        Format::ClaudeCode => Ok(Box::new(super::claude::ClaudeLive::new(path, start)?)),
         Format::MyCodeAgent => Ok(Box::new(Whole::new(path)?)),
     }
 }

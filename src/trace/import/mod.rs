@@ -30,7 +30,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use detect::detect;
-pub use live::{Ending, Grew, Live, Signature, live};
+pub use live::{Ending, Grew, Live, Signature, Start, live};
 pub use lookalike::{Lookalike, lookalike};
 
 use crate::event::Event;

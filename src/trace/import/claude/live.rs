@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::lines::JsonLines;
 use super::super::lines::Reading;
-use super::super::live::{Ending, Grew, Live, Signature};
+use super::super::live::{Ending, Grew, Live, Signature, Start};
 use super::super::{ImportError, Imported, Report};
 use super::children::ChildFiles;
 use super::rewind::{Abandoned, Tree};
@@ -30,8 +30,9 @@ pub struct ClaudeLive {
 }
 
 impl ClaudeLive {
-    /// Starts following `path`, reading what it holds now.
-    pub fn new(path: &Path) -> Result<ClaudeLive, ImportError> {
+    /// Starts following `path`, reading what it holds now, or only its
+    /// first lines.
+    pub fn new(path: &Path, start: Start) -> Result<ClaudeLive, ImportError> {
         let mut live = ClaudeLive {
             path: path.to_path_buf(),
             signature: Signature::default(),
@@ -41,15 +42,29 @@ impl ClaudeLive {
             report: Report::default(),
             files: ChildFiles::new(Reading::Growing),
         };
-        live.read_more()?;
+        match start {
+            Start::All => {
+                live.read_more()?;
+            }
+            // The signature stays unset, so the next read reads the rest.
+            Start::Lines(n) => {
+                if live.feed(Some(n))? {
+                    live.reread()?;
+                }
+            }
+        }
         Ok(live)
     }
 
     /// Feeds the session file's new lines; whether they changed which
     /// branches are abandoned.
-    fn feed(&mut self) -> Result<bool, ImportError> {
+    fn feed(&mut self, limit: Option<usize>) -> Result<bool, ImportError> {
         let mut fed = false;
-        while let Some((no, line)) = self.lines.next_growing(&mut self.report)? {
+        let mut left = limit.unwrap_or(usize::MAX);
+        while left > 0
+            && let Some((no, line)) = self.lines.next_growing(&mut self.report)?
+        {
+            left -= 1;
             if !line.is_object() {
                 self.lines.bad(&mut self.report, no, "not a JSON object");
                 continue;
@@ -86,7 +101,7 @@ impl Live for ClaudeLive {
             return Ok(Grew::No);
         }
         self.signature = now;
-        if self.feed()? {
+        if self.feed(None)? {
             self.reread()?;
         }
         Ok(Grew::Yes)

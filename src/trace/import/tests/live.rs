@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::data;
 use crate::event::EventKind;
-use crate::trace::import::{Ending, import, live};
+use crate::trace::import::{Ending, Start, import, live};
 
 /// Copies the folder of the sample `rel` to a temporary one, with the session
 /// file itself empty; returns the folder and the session's path in it.
@@ -48,7 +48,7 @@ fn follow_equals_import(rel: &str) {
         file.write_all(s.as_bytes()).unwrap();
     };
     write(&format!("{}\n", lines[0]));
-    let mut follower = live(&session).unwrap();
+    let mut follower = live(&session, Start::All).unwrap();
     for line in &lines[1..] {
         write(&format!("{line}\n"));
         follower.read_more().unwrap();
