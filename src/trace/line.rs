@@ -40,7 +40,7 @@ pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io:
                 (_, false) => LineRead::Line { complete: false },
             });
         }
-        let newline = available.iter().position(|&b| b == b'\n');
+        let newline = memchr::memchr(b'\n', available);
         let take = newline.map_or(available.len(), |at| at + 1);
         if !too_long && buf.len() + take <= max {
             buf.extend_from_slice(&available[..take]);

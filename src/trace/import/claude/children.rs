@@ -209,6 +209,17 @@ pub(super) fn link(
         ));
     }
 
+    // The transcript files to read, read all at once (in parallel when read
+    // whole).
+    let wanted: Vec<&Path> = chosen
+        .iter()
+        .filter_map(|slot| slot.and_then(|i| sources.get(i)))
+        .filter_map(|s| match &s.origin {
+            Origin::File(path) => Some(path.as_path()),
+            Origin::Inline(_) | Origin::Progress(..) => None,
+        })
+        .collect();
+    files.convert_all(&wanted, ending, report)?;
     let mut children = Vec::with_capacity(tasks.len());
     for (task, slot) in tasks.iter().zip(chosen) {
         let Some(source) = slot.and_then(|i| sources.get(i)) else {
@@ -223,7 +234,7 @@ pub(super) fn link(
             continue;
         };
         let conv = match &source.origin {
-            Origin::File(path) => Some(files.convert(path, ending, report)?),
+            Origin::File(path) => files.converted.remove(path),
             Origin::Inline(i) | Origin::Progress(i, _) => chains.get_mut(*i).and_then(Option::take),
         };
         report.children_loaded += usize::from(conv.is_some());
@@ -366,6 +377,8 @@ pub(super) struct ChildFiles {
     reading: Reading,
     peeked: HashMap<PathBuf, Source>,
     fed: HashMap<PathBuf, Fed<Converter>>,
+    /// What [`ChildFiles::convert_all`] made, until linked.
+    converted: HashMap<PathBuf, Converter>,
 }
 
 impl ChildFiles {
@@ -374,7 +387,67 @@ impl ChildFiles {
             reading,
             peeked: HashMap::new(),
             fed: HashMap::new(),
+            converted: HashMap::new(),
         }
+    }
+
+    /// Converts the transcripts at `paths` into [`ChildFiles::converted`],
+    /// with what reading them found added to `report` in `paths` order.
+    /// Files read whole are read by as many threads as there are cores: a
+    /// session with 40 subagents has most of its bytes in their files.
+    fn convert_all(
+        &mut self,
+        paths: &[&Path],
+        ending: Ending,
+        report: &mut Report,
+    ) -> Result<(), ImportError> {
+        if self.reading == Reading::Growing || paths.len() < 2 {
+            for path in paths {
+                let conv = self.convert(path, ending, report)?;
+                self.converted.insert(path.to_path_buf(), conv);
+            }
+            return Ok(());
+        }
+        let workers = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(paths.len());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let mut done: Vec<(usize, Result<Whole, ImportError>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut mine = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(path) = paths.get(i) else {
+                                return mine;
+                            };
+                            mine.push((i, read_whole(path, ending)));
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        done.sort_by_key(|(i, _)| *i);
+        for (i, result) in done {
+            let (conv, found) = result?;
+            report.absorb(&found);
+            if let Some(path) = paths.get(i) {
+                self.converted.insert(path.to_path_buf(), conv);
+            }
+        }
+        // A worker that died took its files with it: read those here.
+        for path in paths {
+            if !self.converted.contains_key(*path) {
+                let conv = self.convert(path, ending, report)?;
+                self.converted.insert(path.to_path_buf(), conv);
+            }
+        }
+        Ok(())
     }
 
     /// What a transcript's first lines say; kept once they name its prompt
@@ -418,4 +491,13 @@ impl ChildFiles {
     pub fn paths(&self) -> impl Iterator<Item = &Path> {
         self.fed.keys().map(PathBuf::as_path)
     }
+}
+
+/// A transcript read whole on its own, with what reading it found.
+type Whole = (Converter, Report);
+
+fn read_whole(path: &Path, ending: Ending) -> Result<Whole, ImportError> {
+    let mut fed = Fed::open(path, Converter::new(false))?;
+    fed.feed(Reading::ToEnd, |conv, line, report| conv.line(line, report))?;
+    Ok((fed.conv.finish(ending), fed.report))
 }

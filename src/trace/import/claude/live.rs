@@ -15,7 +15,7 @@ use super::super::live::{Ending, Grew, Live, Signature, Start};
 use super::super::{ImportError, Imported, Report};
 use super::children::ChildFiles;
 use super::rewind::{Abandoned, Tree};
-use super::{SessionReader, assemble};
+use super::{Children, SessionReader, assemble};
 
 /// A Claude Code session followed as it grows.
 pub struct ClaudeLive {
@@ -27,6 +27,9 @@ pub struct ClaudeLive {
     /// Bad lines of the session file.
     report: Report,
     files: ChildFiles,
+    /// Started on the first lines only: the first snapshot leaves the
+    /// transcripts for the next.
+    first_look: bool,
 }
 
 impl ClaudeLive {
@@ -41,6 +44,7 @@ impl ClaudeLive {
             reader: SessionReader::new(path, Abandoned::default()),
             report: Report::default(),
             files: ChildFiles::new(Reading::Growing),
+            first_look: matches!(start, Start::Lines(_)),
         };
         match start {
             Start::All => {
@@ -110,6 +114,10 @@ impl Live for ClaudeLive {
     fn snapshot(&mut self, ending: Ending) -> Result<Imported, ImportError> {
         let mut read = self.reader.peek().finish(ending);
         read.report.absorb(&self.report);
-        assemble(&self.path, read, &mut self.files, ending)
+        let linking = match std::mem::take(&mut self.first_look) {
+            true => Children::Later,
+            false => Children::Linked,
+        };
+        assemble(&self.path, read, &mut self.files, ending, linking)
     }
 }

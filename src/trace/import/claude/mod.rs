@@ -85,12 +85,17 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
         session = read(path, &abandoned, None)?;
     }
     let mut files = ChildFiles::new(Reading::ToEnd);
-    assemble(
-        path,
-        session.finish(Ending::Closed),
-        &mut files,
-        Ending::Closed,
-    )
+    let read = session.finish(Ending::Closed);
+    assemble(path, read, &mut files, Ending::Closed, Children::Linked)
+}
+
+/// Whether an import reads the subagents' transcripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Children {
+    Linked,
+    /// Not yet: a first look at a big session shows its own lane while the
+    /// transcripts are read.
+    Later,
 }
 
 /// What one reading of a session file gathers.
@@ -223,6 +228,7 @@ fn assemble(
     read: Read,
     files: &mut ChildFiles,
     ending: Ending,
+    linking: Children,
 ) -> Result<Imported, ImportError> {
     let Read {
         main,
@@ -231,16 +237,19 @@ fn assemble(
         mut report,
     } = read;
 
-    let children = children::link(
-        path,
-        main.session_id.as_deref(),
-        &main.tasks,
-        inline,
-        progress,
-        files,
-        ending,
-        &mut report,
-    )?;
+    let children = match linking {
+        Children::Linked => children::link(
+            path,
+            main.session_id.as_deref(),
+            &main.tasks,
+            inline,
+            progress,
+            files,
+            ending,
+            &mut report,
+        )?,
+        Children::Later => Vec::new(),
+    };
 
     let mut timeline = Timeline::default();
     let main_lane = timeline.add_lane(AgentId::Main);
