@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import queue
+import random
 import statistics
 import subprocess
 import sys
@@ -229,7 +230,8 @@ def main():
         t_at = wait_for(tq, marker.encode(), timeout=5)
         if t_at is not None:
             tail_ms.append((t_at - written) * 1000)
-        time.sleep(args.gap)
+        # Jittered, so the writes do not lock onto brood's polling phase.
+        time.sleep(args.gap * random.uniform(0.5, 1.5))
 
     hwm = vm_hwm_mb(watch.pid)
     watch.kill()
