@@ -149,17 +149,17 @@ impl Timeline {
     /// parent). Events without a timestamp go as soon as they are allowed.
     pub fn merge(self) -> Vec<Event> {
         let t0 = self.first_ts().unwrap_or(0);
-        let Timeline { lanes, waits } = self;
+        let Timeline { mut lanes, waits } = self;
         let total: usize = lanes.iter().map(|l| l.buf.events.len()).sum();
         let mut pos = vec![0usize; lanes.len()];
         let mut events = Vec::with_capacity(total);
         let mut last_t = 0u64;
         // A lane is done when nothing but emptied slots is left of it.
-        let done = |pos: &[usize], lane: usize| {
+        fn done(lanes: &[Lane], pos: &[usize], lane: usize) -> bool {
             lanes[lane].buf.events[pos[lane].min(lanes[lane].buf.events.len())..]
                 .iter()
                 .all(Option::is_none)
-        };
+        }
         loop {
             let mut best: Option<(i64, usize)> = None;
             let mut any_left = false;
@@ -175,9 +175,9 @@ impl Timeline {
                 let started = lane
                     .after
                     .is_none_or(|(p, e)| pos.get(p).is_none_or(|&n| n > e));
-                let blocked = waits
-                    .get(&(i, pos[i]))
-                    .is_some_and(|children| children.iter().any(|&c| c != i && !done(&pos, c)));
+                let blocked = waits.get(&(i, pos[i])).is_some_and(|children| {
+                    children.iter().any(|&c| c != i && !done(&lanes, &pos, c))
+                });
                 if !started || blocked {
                     continue;
                 }
@@ -200,7 +200,9 @@ impl Timeline {
                     .map(|(_, i)| i)
             });
             let Some(i) = pick else { break };
-            if let Some(Some(pending)) = lanes[i].buf.events.get(pos[i]) {
+            // Moved out, not copied: a big session's events are held once.
+            let agent = lanes[i].agent;
+            if let Some(pending) = lanes[i].buf.events.get_mut(pos[i]).and_then(Option::take) {
                 let t = pending
                     .ts
                     .map_or(last_t, |ts| ts.saturating_sub(t0).max(0) as u64);
@@ -208,8 +210,8 @@ impl Timeline {
                 events.push(Event {
                     seq: events.len() as u64 + 1,
                     t_ms: last_t,
-                    agent: lanes[i].agent,
-                    kind: pending.kind.clone(),
+                    agent,
+                    kind: pending.kind,
                 });
             }
             pos[i] += 1;
