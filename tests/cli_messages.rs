@@ -219,7 +219,10 @@ fn replay_print(sb: &Sandbox, path: &std::path::Path) -> (Option<i32>, String) {
 }
 
 fn assert_lists_the_formats(err: &str) {
-    assert!(err.contains("\nbrood replay reads:\n"), "{err}");
+    assert!(
+        err.contains("\nbrood reads (replay and watch alike):\n"),
+        "{err}"
+    );
     for format in [
         "brood traces",
         "Claude Code session files",

@@ -36,13 +36,13 @@ use std::path::PathBuf;
 
 use crate::trace::TraceError;
 
-/// What `brood replay` reads, for the errors that must say so: lines of at
-/// most 80 columns, under the line that says what went wrong.
-pub const READS: &str = "brood replay reads:
+/// What `brood replay` and `brood watch` read, for the errors that must say
+/// so: lines of at most 80 columns, under the line that says what went wrong.
+pub const READS: &str = "brood reads (replay and watch alike):
   brood traces (`brood traces` lists the saved ones)
   Claude Code session files (~/.claude/projects/<project>/<session>.jsonl)
   Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)
-  MyCodeAgent traces (trace-<session>.jsonl)";
+  MyCodeAgent traces and transcripts (memory/{traces,transcripts}/*.jsonl)";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
@@ -51,7 +51,7 @@ pub enum ReplayError {
     #[error("{path} is a folder, not a session file\n{READS}")]
     IsDirectory { path: PathBuf },
     #[error(
-        "{path} is not a regular file (a FIFO, socket or device), so it is not replayed\n{READS}"
+        "{path} is not a regular file (a FIFO, socket or device), so brood does not read it\n{READS}"
     )]
     NotAFile { path: PathBuf },
     #[error("{path} is empty: there is no session in it\n{READS}")]
