@@ -266,9 +266,10 @@ pub(crate) struct ReplayArgs {
 
 #[derive(Args)]
 pub(crate) struct WatchArgs {
-    /// A session file, or a folder to follow its most recently written
-    /// session (a Claude Code project, a Codex sessions folder, a traces
-    /// folder).
+    /// A session file; a folder of sessions (a Claude Code project, a Codex
+    /// sessions folder, a traces folder) to follow its most recently written
+    /// one; or a project's working folder (`.`) to follow the newest session
+    /// any tool recorded for it.
     #[arg(value_name = "PATH")]
     pub(crate) path: Option<PathBuf>,
     /// List the sessions brood can follow, most recently written first:
@@ -279,7 +280,9 @@ pub(crate) struct WatchArgs {
     #[arg(long)]
     pub(crate) print: bool,
     /// Follow without the workbench, one brood event per line (implies
-    /// `--print`).
+    /// `--print`). When later lines change earlier events, they are sent
+    /// again: an event whose `seq` is not above the last one's replaces the
+    /// events from that `seq` on.
     #[arg(long)]
     pub(crate) json: bool,
 }
