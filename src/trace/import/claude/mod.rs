@@ -190,8 +190,12 @@ impl SessionReader {
     }
 
     /// What was read so far, as [`SessionReader::into_read`], keeping the reader.
-    fn peek(&self) -> Read {
+    /// The copy leaves out the uuids seen (they only tell later lines that
+    /// repeat one): in a big session they are most of what a copy would cost.
+    fn peek(&mut self) -> Read {
+        let seen = std::mem::take(&mut self.read.main.seen);
         let mut read = self.read.clone();
+        self.read.main.seen = seen;
         fold(&mut read.main, self.branch.clone());
         read
     }
