@@ -16,6 +16,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::ReplayError;
+use crate::trace::import::codex;
 
 /// Which tool wrote a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -194,7 +195,13 @@ fn newest_for_project(project: &Path, roots: &[Root]) -> Option<PathBuf> {
                 .parent()
                 .and_then(Path::file_name)
                 .is_some_and(|name| name.to_string_lossy() == claude_slug(&wanted)),
-            Tool::Codex | Tool::Brood => describe(f).project == wanted,
+            Tool::Codex => {
+                codex::rollout_thread(&f.path).and_then(|t| t.cwd) == Some(wanted.clone())
+            }
+            // The header is enough: a whole summary would read every trace.
+            Tool::Brood => {
+                crate::trace::TraceReader::open(&f.path).is_ok_and(|r| r.header().cwd == wanted)
+            }
         })
         .map(|f| f.path)
 }
@@ -337,16 +344,18 @@ fn user_text(content: Option<&Value>) -> Option<String> {
 
 fn describe_codex(path: &Path) -> Described {
     let lines = head(path);
-    let mut described = Described::default();
-    let mut id = None;
+    let mut described = Described {
+        project: codex::rollout_thread(path)
+            .and_then(|t| t.cwd)
+            .unwrap_or_default(),
+        ..Described::default()
+    };
     for line in &lines {
         let payload = line.get("payload").unwrap_or(line);
-        if line.get("type").and_then(Value::as_str) == Some("session_meta") {
-            described.project = str_at(payload, "/cwd").unwrap_or_default().to_string();
+        if described.started.is_none() {
             described.started = str_at(payload, "/timestamp")
                 .or_else(|| str_at(line, "/timestamp"))
                 .map(String::from);
-            id = str_at(payload, "/id").map(String::from);
         }
         let user = line.get("type").and_then(Value::as_str) == Some("event_msg")
             && str_at(payload, "/type") == Some("user_message");
@@ -357,49 +366,18 @@ fn describe_codex(path: &Path) -> Described {
                 .map(String::from);
         }
     }
-    if let (Some(id), Some(day)) = (id, path.parent()) {
-        let mut siblings = Vec::new();
-        files(day, &mut siblings, Tool::Codex, |n| {
-            n.starts_with("rollout-")
-        });
-        described.children = siblings
-            .iter()
-            .filter(|s| codex_parent(&s.path).as_deref() == Some(id.as_str()))
-            .count();
-    }
+    described.children = codex::sub_agent_count(path);
     described
 }
 
-/// The thread a Codex rollout was spawned by, from its `session_meta`
-/// (`source.subagent.thread_spawn.parent_thread_id`); `None` for a session
-/// the user started, and for files that are not rollouts.
+/// The thread a Codex rollout was spawned by; `None` for a session the user
+/// started, and for files that are not rollouts.
 pub fn codex_parent(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_string_lossy();
     if !name.starts_with("rollout-") {
         return None;
     }
-    let file = File::open(path).ok()?;
-    let mut first = Vec::new();
-    BufReader::new(file.take(HEAD_BYTES))
-        .read_until(b'\n', &mut first)
-        .ok()?;
-    let line: Value = serde_json::from_slice(&first).ok()?;
-    let source = line.pointer("/payload/source")?;
-    find_key(source, "parent_thread_id")
-        .and_then(Value::as_str)
-        .map(String::from)
-}
-
-/// The first value under `key` anywhere in `value` (the spawn link has moved
-/// between versions of the format).
-fn find_key<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
-    match value {
-        Value::Object(map) => map
-            .get(key)
-            .or_else(|| map.values().find_map(|v| find_key(v, key))),
-        Value::Array(items) => items.iter().find_map(|v| find_key(v, key)),
-        _ => None,
-    }
+    codex::rollout_thread(path)?.parent
 }
 
 #[cfg(test)]

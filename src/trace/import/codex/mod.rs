@@ -55,6 +55,42 @@ use tools::Final;
 /// How deep sub-agents of sub-agents are followed.
 const MAX_DEPTH: usize = 8;
 
+/// What a rollout's first line says about its thread, for finding and listing
+/// sessions without importing them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RolloutThread {
+    pub id: Option<String>,
+    /// The thread that spawned this one: set for a sub-agent's rollout.
+    pub parent: Option<String>,
+    pub cwd: Option<String>,
+}
+
+/// The thread of the rollout at `path`; `None` for a file that is not one.
+pub fn rollout_thread(path: &Path) -> Option<RolloutThread> {
+    let thread = threads::read_head(path)?;
+    Some(RolloutThread {
+        id: thread.id,
+        parent: thread.parent,
+        cwd: thread.cwd,
+    })
+}
+
+/// How many sub-agent rollouts name the session at `path` as their parent,
+/// looked for where [`import`] looks (the day folders the session ran on).
+pub fn sub_agent_count(path: &Path) -> usize {
+    let Some(id) = threads::read_head(path).and_then(|t| t.id) else {
+        return 0;
+    };
+    let until = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .map(|t| chrono::DateTime::<chrono::Utc>::from(t).timestamp_millis());
+    threads::heads_near(path, until)
+        .iter()
+        .filter(|h| h.thread.parent.as_deref() == Some(id.as_str()))
+        .count()
+}
+
 /// Imports a Codex rollout with its sub-agents' rollouts.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
     import_with(path, &mut Files::new(Reading::ToEnd), Ending::Closed)

@@ -164,7 +164,7 @@ fn rollouts_in(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The thread named by the first line of a rollout, if that line is one.
-fn read_head(path: &Path) -> Option<Thread> {
+pub(super) fn read_head(path: &Path) -> Option<Thread> {
     let file = File::open(path).ok()?;
     let mut reader = BufReader::new(file.take(MAX_HEAD_BYTES));
     let mut line = Vec::new();
