@@ -14,16 +14,12 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use super::tail::{POLL, Stop};
 use crate::event::Event;
 use crate::replay::ReplayError;
 use crate::replay::source::{Item, Rewound, SkippedLine};
 use crate::trace::import::{BadLine, Ending, Grew, ImportError, Live};
-
-/// At most this often the session is read again, however often it grows.
-const MIN_READ: Duration = Duration::from_millis(50);
 
 /// How long a [`Reimport`] goes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +42,6 @@ pub struct Reimport {
     /// What was handed on so far, to compare the next snapshot with.
     sent: Vec<Event>,
     queue: VecDeque<Item>,
-    last_read: Instant,
     /// Bad lines already reported, so each is told once.
     bad_seen: usize,
 }
@@ -70,7 +65,6 @@ impl Reimport {
             live,
             sent: Vec::new(),
             queue: VecDeque::new(),
-            last_read: Instant::now(),
             bad_seen: 0,
         };
         follow.take(bad_lines, events);
@@ -96,9 +90,8 @@ impl Reimport {
                 self.take(&whole.bad_lines, whole.events);
                 continue;
             }
-            let wait = MIN_READ.saturating_sub(self.last_read.elapsed());
-            std::thread::sleep(wait.max(POLL.min(MIN_READ)));
-            self.last_read = Instant::now();
+            // A look costs a few `stat`s when nothing grew.
+            std::thread::sleep(POLL);
             let read = self.live.read_more().and_then(|grew| match grew {
                 Grew::Yes => self.live.snapshot(Ending::Open).map(Some),
                 Grew::No => Ok(None),
