@@ -156,13 +156,6 @@ impl Converter {
         }
     }
 
-    /// Events before this index are final; later ones may still get the
-    /// token counts of their step. For a follower of a growing file.
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub fn settled(&self) -> usize {
-        self.awaiting.unwrap_or(self.buf.events.len())
-    }
-
     /// Takes one line of the rollout. Both shapes are read: records
     /// `{timestamp, type, payload}`, and 2025's bare header, `record_type`
     /// markers and bare response items. Unknown types are counted in `report`.
