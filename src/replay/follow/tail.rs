@@ -120,17 +120,9 @@ pub fn restart_of(error: &io::Error) -> Option<Restart> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::append;
     use super::*;
-    use std::io::{BufRead, BufReader, Write};
-
-    fn append(path: &Path, text: &str) {
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .unwrap();
-        file.write_all(text.as_bytes()).unwrap();
-    }
+    use std::io::{BufRead, BufReader};
 
     #[test]
     fn a_half_written_line_waits_for_its_end() {

@@ -9,7 +9,8 @@ use super::tail::Stop;
 use crate::event::{AgentId, Event, EventKind};
 use crate::trace::TraceHeader;
 
-fn append(path: &Path, text: &str) {
+/// Appends `text` to the file at `path`, creating it.
+pub(super) fn append(path: &Path, text: &str) {
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .create(true)
