@@ -56,15 +56,21 @@ impl FollowTrace {
                 error: bad.error,
             }))),
             Ok(None) => Ok(None),
-            Err(TraceError::Io { source, .. }) if restart_of(&source).is_some() => {
-                let why = match restart_of(&source) {
+            Err(e) => {
+                let why = match &e {
+                    TraceError::Io { source, .. } => restart_of(source),
+                    TraceError::Empty { .. }
+                    | TraceError::Refused { .. }
+                    | TraceError::BadHeader { .. } => None,
+                };
+                let why = match why {
                     Some(Restart::Truncated) => Rewound::Truncated,
-                    Some(Restart::Replaced) | None => Rewound::Replaced,
+                    Some(Restart::Replaced) => Rewound::Replaced,
+                    None => return Err(e.into()),
                 };
                 self.reader = open_reader(&self.path, &self.stop)?;
                 Ok(Some(Item::Rewind { keep: 0, why }))
             }
-            Err(e) => Err(e.into()),
         }
     }
 }
