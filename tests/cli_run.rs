@@ -220,8 +220,47 @@ fn yes_approves_what_would_be_asked() {
         &["--no-trace", "--yes"],
     );
     assert_eq!(out.status.code(), Some(0));
-    assert!(!sb.workspace().join("doomed.txt").exists());
+    assert!(
+        !sb.workspace().join("doomed.txt").exists(),
+        "{}",
+        stdout(&out)
+    );
     assert!(stdout(&out).contains("→ allowed"), "{}", stdout(&out));
+}
+
+/// brood started with no descriptor but the standard three (as on a fresh
+/// machine) still hands bubblewrap its seccomp program: the program's file
+/// then lands on the very number bubblewrap reads it from.
+#[test]
+fn commands_run_when_brood_inherits_no_descriptors() {
+    use std::os::unix::process::CommandExt;
+    let sb = Sandbox::new();
+    sb.write("doomed.txt", "bye");
+    let script = sb.script(json!([
+        {"tool_calls": [{"name": "bash", "input": {"command": "rm doomed.txt && echo gone"}}]},
+        {"text": "Removed."}
+    ]));
+    let mut command = sb.command(&[
+        "run",
+        "--provider",
+        "scripted",
+        "--script",
+        script.to_str().unwrap(),
+        "--no-trace",
+        "--yes",
+        "do the thing",
+    ]);
+    // SAFETY: close_range is async-signal-safe and touches only descriptors
+    // above the standard three, in the child.
+    unsafe {
+        command.pre_exec(|| {
+            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+            Ok(())
+        });
+    }
+    let out = command.output().unwrap();
+    assert!(stdout(&out).contains("  gone"), "{}", stdout(&out));
+    assert!(!sb.workspace().join("doomed.txt").exists());
 }
 
 /// Waits until the trace holds an event of type `kind`.

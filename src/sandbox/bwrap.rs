@@ -105,15 +105,34 @@ pub(super) fn confined_args(layout: &Layout) -> Vec<OsString> {
 /// Hands `program` to the command on [`SECCOMP_FD`], read from its start
 /// (for a tokio command, through `as_std_mut`).
 pub(super) fn pass_seccomp(command: &mut std::process::Command, program: std::os::fd::OwnedFd) {
+    pass_fd(command, program, SECCOMP_FD);
+}
+
+/// Hands `file` to the command on descriptor `target`, read from its start.
+///
+/// `file` is close-on-exec here. `dup2` gives the copy at `target` a clear
+/// flag, but when `file` already is `target` it does nothing, so the flag is
+/// cleared by hand: otherwise the command would start without the descriptor
+/// (which happens whenever the descriptors this process holds leave `target`
+/// the lowest free one).
+fn pass_fd(command: &mut std::process::Command, file: std::os::fd::OwnedFd, target: i32) {
     use std::os::fd::AsRawFd;
     use std::os::unix::process::CommandExt;
     // SAFETY: the closure runs in the child between fork and exec and calls
-    // only lseek and dup2, which are async-signal-safe; `program` is moved in
-    // and outlives the spawn.
+    // only lseek, dup2 and fcntl, which are async-signal-safe; `file` is moved
+    // in and outlives the spawn.
     unsafe {
         command.pre_exec(move || {
-            let fd = program.as_raw_fd();
-            if libc::lseek(fd, 0, libc::SEEK_SET) < 0 || libc::dup2(fd, SECCOMP_FD) < 0 {
+            let fd = file.as_raw_fd();
+            if libc::lseek(fd, 0, libc::SEEK_SET) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let handed = if fd == target {
+                libc::fcntl(fd, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(fd, target)
+            };
+            if handed < 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
@@ -166,5 +185,40 @@ pub(super) fn die_with_parent(command: &mut tokio::process::Command) {
             }
             Ok(())
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::os::fd::{AsRawFd, OwnedFd};
+
+    /// A close-on-exec file holding `text`, as the seccomp program is made.
+    fn cloexec_file(text: &str) -> OwnedFd {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(text.as_bytes()).unwrap();
+        OwnedFd::from(file)
+    }
+
+    fn read_in_child(file: OwnedFd, target: i32) -> String {
+        let mut command = std::process::Command::new("bash");
+        command.arg("-c").arg(format!("cat <&{target}"));
+        super::pass_fd(&mut command, file, target);
+        let output = command.output().unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    #[test]
+    fn a_descriptor_reaches_the_command_on_the_number_it_is_asked_for() {
+        assert_eq!(read_in_child(cloexec_file("program"), 57), "program");
+    }
+
+    /// The case that made bubblewrap start without its seccomp program: the
+    /// file already has the number the command expects it on.
+    #[test]
+    fn a_descriptor_that_already_has_its_number_still_reaches_the_command() {
+        let file = cloexec_file("program");
+        let number = file.as_raw_fd();
+        assert_eq!(read_in_child(file, number), "program");
     }
 }
