@@ -299,7 +299,7 @@ fn live_source(
         .map_err(|e| import_error(path, e, String::new()))?;
     let events = std::mem::take(&mut first.events);
     let bad_lines = std::mem::take(&mut first.bad_lines);
-    let mut source = from_import(path, format, first);
+    let mut source = from_import(path, format, first.into_owned());
     let follow = Reimport::new(path, run, stop, live, &bad_lines, events);
     source.inner = Inner::FollowImport(Box::new(follow));
     Ok(source)

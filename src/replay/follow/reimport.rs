@@ -16,10 +16,9 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use super::tail::{POLL, Stop};
-use crate::event::Event;
 use crate::replay::ReplayError;
 use crate::replay::source::{Item, Rewound, SkippedLine};
-use crate::trace::import::{BadLine, Ending, Grew, ImportError, Live};
+use crate::trace::import::{BadLine, Ending, Grew, ImportError, Live, SharedEvent};
 
 /// How long a [`Reimport`] goes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +38,11 @@ pub struct Reimport {
     done: bool,
     stop: Stop,
     live: Box<dyn Live>,
-    /// What was handed on so far, to compare the next snapshot with.
-    sent: Vec<Event>,
+    /// What was handed on so far, to compare the next snapshot with. Its
+    /// events share their content with the live import's lanes, so keeping
+    /// them costs a pointer each, and an event two looks share compares by
+    /// pointer.
+    sent: Vec<SharedEvent>,
     queue: VecDeque<Item>,
     /// Bad lines already reported, so each is told once.
     bad_seen: usize,
@@ -55,7 +57,7 @@ impl Reimport {
         stop: Stop,
         live: Box<dyn Live>,
         bad_lines: &[BadLine],
-        events: Vec<Event>,
+        events: Vec<SharedEvent>,
     ) -> Reimport {
         let mut follow = Reimport {
             path: path.to_path_buf(),
@@ -117,7 +119,7 @@ impl Reimport {
     }
 
     /// Hands on what a snapshot's `bad_lines` and `events` add to what was sent.
-    fn take(&mut self, bad_lines: &[BadLine], events: Vec<Event>) {
+    fn take(&mut self, bad_lines: &[BadLine], events: Vec<SharedEvent>) {
         for bad in bad_lines.iter().skip(self.bad_seen) {
             self.queue.push_back(Item::Skipped(SkippedLine {
                 file: (bad.path != self.path).then(|| bad.path.clone()),
@@ -130,7 +132,7 @@ impl Reimport {
             .sent
             .iter()
             .zip(&events)
-            .take_while(|(a, b)| a.agent == b.agent && a.kind == b.kind)
+            .take_while(|(a, b)| a.same(b))
             .count();
         if same < self.sent.len() {
             self.sent.truncate(same);
@@ -140,8 +142,8 @@ impl Reimport {
             });
         }
         for event in events.into_iter().skip(same) {
-            self.sent.push(event.clone());
-            self.queue.push_back(Item::Event(event));
+            self.queue.push_back(Item::Event(event.to_event()));
+            self.sent.push(event);
         }
     }
 }

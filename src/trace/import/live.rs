@@ -10,8 +10,8 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use super::{Format, ImportError, Imported, detect};
-use crate::event::{Event, EventKind};
+use super::{Format, ImportError, Imported, SharedEvent, detect};
+use crate::event::EventKind;
 
 /// Whether a session's files may still grow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,8 +44,10 @@ pub enum Start {
 pub trait Live: Send {
     /// Reads what the session's files gained since the last call.
     fn read_more(&mut self) -> Result<Grew, ImportError>;
-    /// The session as read so far, ended or left open.
-    fn snapshot(&mut self, ending: Ending) -> Result<Imported, ImportError>;
+    /// The session as read so far, ended or left open. Its events share
+    /// their content with the import's own lanes: a look at a big session
+    /// copies pointers, and what two looks agree on is the same event.
+    fn snapshot(&mut self, ending: Ending) -> Result<Imported<SharedEvent>, ImportError>;
 }
 
 /// A live import of the session at `path`, whatever its foreign format. A
@@ -66,7 +68,7 @@ pub fn live(path: &Path, start: Start) -> Result<Box<dyn Live>, ImportError> {
 pub struct Whole {
     path: PathBuf,
     signature: Signature,
-    last: Imported,
+    last: Imported<SharedEvent>,
 }
 
 impl Whole {
@@ -76,7 +78,7 @@ impl Whole {
         Ok(Whole {
             path: path.to_path_buf(),
             signature,
-            last: super::import(path)?,
+            last: super::import(path)?.into_shared(),
         })
     }
 }
@@ -88,11 +90,11 @@ impl Live for Whole {
             return Ok(Grew::No);
         }
         self.signature = now;
-        self.last = super::import(&self.path)?;
+        self.last = super::import(&self.path)?.into_shared();
         Ok(Grew::Yes)
     }
 
-    fn snapshot(&mut self, ending: Ending) -> Result<Imported, ImportError> {
+    fn snapshot(&mut self, ending: Ending) -> Result<Imported<SharedEvent>, ImportError> {
         let mut imported = self.last.clone();
         if let Ending::Open = ending {
             imported.events.truncate(settled(&imported.events));
@@ -104,13 +106,13 @@ impl Live for Whole {
 /// How many of a whole import's events hold while the session goes on: all
 /// but the ends at its tail, which the import added because the files end
 /// there (a turn's end, a child's end, an interruption or error).
-fn settled(events: &[Event]) -> usize {
+fn settled(events: &[SharedEvent]) -> usize {
     let provisional = events
         .iter()
         .rev()
         .take_while(|e| {
             matches!(
-                e.kind,
+                *e.kind,
                 EventKind::TurnEnd { .. }
                     | EventKind::SubagentEnd { .. }
                     | EventKind::Interrupted {}

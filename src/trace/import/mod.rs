@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 pub use detect::detect;
 pub use live::{Ending, Grew, Live, Signature, Start, live};
 pub use lookalike::{Lookalike, lookalike};
+pub use timeline::SharedEvent;
 
 use crate::event::Event;
 use crate::trace::TraceHeader;
@@ -111,14 +112,15 @@ impl fmt::Display for BadLine {
     }
 }
 
-/// A foreign transcript turned into brood events.
+/// A foreign transcript turned into brood events: owned [`Event`]s from a
+/// whole import, [`SharedEvent`]s from a live one's snapshot.
 #[derive(Debug, Clone)]
-pub struct Imported {
+pub struct Imported<E = Event> {
     pub format: Format,
     /// A header as a brood trace of this session would have had.
     pub header: TraceHeader,
     /// `seq` from 1, strictly increasing; `t_ms` from the earliest timestamp.
-    pub events: Vec<Event>,
+    pub events: Vec<E>,
     /// Lines that could not be read, skipped (a truncated last line is not one).
     pub bad_lines: Vec<BadLine>,
     /// Line, event or content-block types the importer does not map, with counts.
@@ -130,6 +132,46 @@ pub struct Imported {
     pub notes: Vec<String>,
     /// Files whose last line was cut off mid-write and dropped.
     pub truncated: Vec<PathBuf>,
+}
+
+impl Imported<SharedEvent> {
+    /// The import with events of its own, moved out of the lanes that made
+    /// them when nothing else holds them.
+    pub fn into_owned(self) -> Imported {
+        self.map_events(|events| events.into_iter().map(SharedEvent::into_event).collect())
+    }
+}
+
+impl Imported {
+    /// The import with its events shared.
+    pub fn into_shared(self) -> Imported<SharedEvent> {
+        self.map_events(|events| {
+            events
+                .into_iter()
+                .map(|e| SharedEvent {
+                    seq: e.seq,
+                    t_ms: e.t_ms,
+                    agent: e.agent,
+                    kind: std::sync::Arc::new(e.kind),
+                })
+                .collect()
+        })
+    }
+}
+
+impl<E> Imported<E> {
+    fn map_events<F>(self, map: impl FnOnce(Vec<E>) -> Vec<F>) -> Imported<F> {
+        Imported {
+            format: self.format,
+            header: self.header,
+            events: map(self.events),
+            bad_lines: self.bad_lines,
+            skipped: self.skipped,
+            children_loaded: self.children_loaded,
+            notes: self.notes,
+            truncated: self.truncated,
+        }
+    }
 }
 
 /// Imports a Claude Code session, a Codex rollout or a MyCodeAgent trace, with
@@ -175,12 +217,12 @@ impl Report {
     }
 
     /// The import: these events, and what the reading collected.
-    pub fn into_imported(
+    pub fn into_imported<E>(
         self,
         format: Format,
         header: TraceHeader,
-        events: Vec<Event>,
-    ) -> Imported {
+        events: Vec<E>,
+    ) -> Imported<E> {
         Imported {
             format,
             header,

@@ -9,14 +9,68 @@
 //! ended. Both are gates in the merge, not timestamp fixes.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::event::{AgentId, Event, EventKind, TerminalReason, Usage};
 
 /// An event before it has its `seq`: when it happened (if known) and what.
+///
+/// What happened is shared, not owned: a live import copies its lanes at
+/// every look and hands on what the copy adds, so copying a lane must cost
+/// a pointer per event, not the event's text. A converter that changes an
+/// event it already made goes through [`Arc::make_mut`], which leaves the copy
+/// handed on as it was.
 #[derive(Debug, Clone)]
 pub(crate) struct Pending {
     pub ts: Option<i64>,
-    pub kind: EventKind,
+    pub kind: Arc<EventKind>,
+}
+
+impl Pending {
+    pub fn new(ts: Option<i64>, kind: EventKind) -> Pending {
+        Pending {
+            ts,
+            kind: Arc::new(kind),
+        }
+    }
+}
+
+/// A merged event whose content is still shared with the lanes it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedEvent {
+    pub seq: u64,
+    pub t_ms: u64,
+    pub agent: AgentId,
+    pub kind: Arc<EventKind>,
+}
+
+impl SharedEvent {
+    /// The same event, its content shared (the same `Arc`) or equal.
+    pub fn same(&self, other: &SharedEvent) -> bool {
+        self.agent == other.agent
+            && (Arc::ptr_eq(&self.kind, &other.kind) || self.kind == other.kind)
+    }
+
+    /// The event as it is stored and shown; moved out when no lane holds it
+    /// any more, copied otherwise.
+    pub fn into_event(self) -> Event {
+        Event {
+            seq: self.seq,
+            t_ms: self.t_ms,
+            agent: self.agent,
+            kind: Arc::unwrap_or_clone(self.kind),
+        }
+    }
+
+    /// A copy of the event, its content copied.
+    pub fn to_event(&self) -> Event {
+        Event {
+            seq: self.seq,
+            t_ms: self.t_ms,
+            agent: self.agent,
+            kind: (*self.kind).clone(),
+        }
+    }
 }
 
 /// One agent's events in order. A slot may be emptied later (`None`) when an
@@ -30,7 +84,13 @@ pub(crate) struct LaneBuf {
 impl LaneBuf {
     /// Appends an event; returns its index.
     pub fn push(&mut self, ts: Option<i64>, kind: EventKind) -> usize {
-        self.events.push(Some(Pending { ts, kind }));
+        self.events.push(Some(Pending::new(ts, kind)));
+        self.events.len() - 1
+    }
+
+    /// Appends an event made elsewhere (a lane's synthesized end).
+    pub fn push_pending(&mut self, pending: Pending) -> usize {
+        self.events.push(Some(pending));
         self.events.len() - 1
     }
 
@@ -56,7 +116,7 @@ impl LaneBuf {
     pub fn stats(&self) -> LaneStats {
         let mut stats = LaneStats::default();
         for pending in self.iter() {
-            match &pending.kind {
+            match &*pending.kind {
                 EventKind::ModelRequest { .. } => stats.steps += 1,
                 EventKind::AssistantMessage { text, usage, .. } => {
                     stats.usage.add(usage);
@@ -147,37 +207,64 @@ impl Timeline {
     /// timestamp and never decreasing. Among the lanes allowed to go next, the
     /// one whose next event is earliest goes; a tie goes to the earlier lane (the
     /// parent). Events without a timestamp go as soon as they are allowed.
-    pub fn merge(self) -> Vec<Event> {
+    pub fn merge_owned(self) -> Vec<Event> {
+        self.merge()
+            .into_iter()
+            .map(SharedEvent::into_event)
+            .collect()
+    }
+
+    /// [`Timeline::merge_owned`], each event's content still shared with
+    /// whatever else holds it (a live import's lanes).
+    pub fn merge(self) -> Vec<SharedEvent> {
         let t0 = self.first_ts().unwrap_or(0);
         let Timeline { mut lanes, waits } = self;
         let total: usize = lanes.iter().map(|l| l.buf.events.len()).sum();
         let mut pos = vec![0usize; lanes.len()];
         let mut events = Vec::with_capacity(total);
         let mut last_t = 0u64;
-        // A lane is done when nothing but emptied slots is left of it.
-        fn done(lanes: &[Lane], pos: &[usize], lane: usize) -> bool {
-            lanes[lane].buf.events[pos[lane].min(lanes[lane].buf.events.len())..]
-                .iter()
-                .all(Option::is_none)
+        // The lanes with events left, in lane order (a tie goes to the
+        // earlier lane); a lane leaves once nothing but emptied slots is left
+        // of it, and is then done. Only those lanes are looked at for each
+        // event, so a session's finished children cost nothing afterwards.
+        let mut active: Vec<usize> = (0..lanes.len()).collect();
+        let mut done = vec![false; lanes.len()];
+        // Only a parent's lane has events that wait (its calls' results).
+        let mut gated = vec![false; lanes.len()];
+        for &(lane, _) in waits.keys() {
+            if let Some(g) = gated.get_mut(lane) {
+                *g = true;
+            }
         }
         loop {
-            let mut best: Option<(i64, usize)> = None;
-            let mut any_left = false;
-            for (i, lane) in lanes.iter().enumerate() {
+            active.retain(|&i| {
+                let slots = &lanes[i].buf.events;
                 // Emptied slots are passed over at once.
-                while lane.buf.events.get(pos[i]).is_some_and(Option::is_none) {
+                while slots.get(pos[i]).is_some_and(Option::is_none) {
                     pos[i] += 1;
                 }
+                let left = pos[i] < slots.len();
+                done[i] = !left;
+                left
+            });
+            if active.is_empty() {
+                break;
+            }
+            let mut best: Option<(i64, usize)> = None;
+            for &i in &active {
+                let lane = &lanes[i];
                 let Some(Some(head)) = lane.buf.events.get(pos[i]) else {
                     continue;
                 };
-                any_left = true;
                 let started = lane
                     .after
                     .is_none_or(|(p, e)| pos.get(p).is_none_or(|&n| n > e));
-                let blocked = waits.get(&(i, pos[i])).is_some_and(|children| {
-                    children.iter().any(|&c| c != i && !done(&lanes, &pos, c))
-                });
+                let blocked = gated[i]
+                    && waits.get(&(i, pos[i])).is_some_and(|children| {
+                        children
+                            .iter()
+                            .any(|&c| c != i && !done.get(c).copied().unwrap_or(true))
+                    });
                 if !started || blocked {
                     continue;
                 }
@@ -186,13 +273,11 @@ impl Timeline {
                     best = Some((key, i));
                 }
             }
-            if !any_left {
-                break;
-            }
             // Gates can only deadlock on inconsistent links; then time decides.
             let pick = best.map(|(_, i)| i).or_else(|| {
-                (0..lanes.len())
-                    .filter_map(|i| match lanes[i].buf.events.get(pos[i]) {
+                active
+                    .iter()
+                    .filter_map(|&i| match lanes[i].buf.events.get(pos[i]) {
                         Some(Some(p)) => Some((p.ts.unwrap_or(i64::MIN), i)),
                         _ => None,
                     })
@@ -200,14 +285,14 @@ impl Timeline {
                     .map(|(_, i)| i)
             });
             let Some(i) = pick else { break };
-            // Moved out, not copied: a big session's events are held once.
+            // Taken out of its slot: an event goes out once.
             let agent = lanes[i].agent;
             if let Some(pending) = lanes[i].buf.events.get_mut(pos[i]).and_then(Option::take) {
                 let t = pending
                     .ts
                     .map_or(last_t, |ts| ts.saturating_sub(t0).max(0) as u64);
                 last_t = last_t.max(t);
-                events.push(Event {
+                events.push(SharedEvent {
                     seq: events.len() as u64 + 1,
                     t_ms: last_t,
                     agent,

@@ -4,7 +4,7 @@
 //! written. User lines are read in `user.rs`, the lines Claude Code writes for
 //! itself (commands, notifications, compaction) in `harness.rs`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde_json::Value;
 
@@ -84,10 +84,12 @@ pub(super) struct Converter {
     /// User lines holding results of the open message's calls, shown once the
     /// message is complete (after its calls, as brood's own loop orders them).
     pub(super) held: Vec<(Value, Option<i64>)>,
-    /// The usage shown so far per message id.
-    pub(super) counted: HashMap<String, Usage>,
+    /// The usage shown so far per message id. This map and `calls` grow
+    /// with the session and are persistent maps: a follower copies the
+    /// converter at every look, and such a copy shares them.
+    pub(super) counted: imbl::HashMap<String, Usage>,
     pub(super) seen: HashSet<String>,
-    pub(super) calls: HashMap<String, (String, Option<i64>)>,
+    pub(super) calls: imbl::HashMap<String, (String, Option<i64>)>,
     pub(super) step: u32,
     pub(super) turn: Option<Turn>,
     /// The last message asked for no tools: the agent is waiting for the user.
@@ -113,9 +115,9 @@ impl Converter {
             main,
             open: None,
             held: Vec::new(),
-            counted: HashMap::new(),
+            counted: imbl::HashMap::new(),
             seen: HashSet::new(),
-            calls: HashMap::new(),
+            calls: imbl::HashMap::new(),
             step: 0,
             turn: None,
             idle: true,

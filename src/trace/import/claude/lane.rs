@@ -24,9 +24,9 @@ pub(super) fn child_start(
     let text = |k: &str| input_text(&task.input, k);
     let prompt = transcript.and_then(|c| c.prompt.clone());
     let model_name = transcript.and_then(|c| c.model.clone());
-    let mut head = vec![Pending {
-        ts: task.ts,
-        kind: EventKind::SubagentStart {
+    let mut head = vec![Pending::new(
+        task.ts,
+        EventKind::SubagentStart {
             parent: AgentId::Main,
             parent_call_id: task.call_id.clone(),
             profile: text("subagent_type")
@@ -47,14 +47,14 @@ pub(super) fn child_start(
             token_budget: None,
             context_budget: None,
         },
-    }];
+    )];
     if prompt.is_none() {
-        head.push(Pending {
-            ts: task.ts,
-            kind: EventKind::UserMessage {
+        head.push(Pending::new(
+            task.ts,
+            EventKind::UserMessage {
                 text: text("prompt").unwrap_or_default().to_string(),
             },
-        });
+        ));
     }
     head
 }
@@ -93,12 +93,12 @@ pub(super) fn child_end(
     let found = transcript == Transcript::Found;
     let mut tail = Vec::new();
     if !found {
-        tail.push(Pending {
-            ts: end_ts,
-            kind: EventKind::Error {
+        tail.push(Pending::new(
+            end_ts,
+            EventKind::Error {
                 message: "no transcript of this subagent was found beside the session".into(),
             },
-        });
+        ));
     }
     let reason = match result {
         None if background.is_some() && found => TerminalReason::Completed,
@@ -133,17 +133,17 @@ pub(super) fn child_end(
                 (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
                 _ => 0,
             });
-    tail.push(Pending {
-        ts: end_ts,
-        kind: EventKind::TurnEnd {
+    tail.push(Pending::new(
+        end_ts,
+        EventKind::TurnEnd {
             reason,
             steps: stats.steps,
             usage,
         },
-    });
-    tail.push(Pending {
-        ts: end_ts,
-        kind: EventKind::SubagentEnd {
+    ));
+    tail.push(Pending::new(
+        end_ts,
+        EventKind::SubagentEnd {
             reason,
             summary,
             steps: stats.steps,
@@ -151,7 +151,7 @@ pub(super) fn child_end(
             usage,
             elapsed_ms,
         },
-    });
+    ));
     tail
 }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::super::lines::JsonLines;
 use super::super::lines::Reading;
 use super::super::live::{Ending, Grew, Live, Signature, Start};
-use super::super::{ImportError, Imported, Report};
+use super::super::{ImportError, Imported, Report, SharedEvent};
 use super::children::ChildFiles;
 use super::rewind::{Abandoned, Tree};
 use super::{Children, SessionReader, assemble};
@@ -111,7 +111,7 @@ impl Live for ClaudeLive {
         Ok(Grew::Yes)
     }
 
-    fn snapshot(&mut self, ending: Ending) -> Result<Imported, ImportError> {
+    fn snapshot(&mut self, ending: Ending) -> Result<Imported<SharedEvent>, ImportError> {
         let mut read = self.reader.peek().finish(ending);
         read.report.absorb(&self.report);
         let linking = match std::mem::take(&mut self.first_look) {

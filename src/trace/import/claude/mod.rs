@@ -65,7 +65,7 @@ use super::lines::JsonLines;
 use super::lines::Reading;
 use super::live::Ending;
 use super::timeline::{LaneBuf, Timeline};
-use super::{Format, ImportError, Imported, Report, header};
+use super::{Format, ImportError, Imported, Report, SharedEvent, header};
 use crate::event::AgentId;
 use chains::{InlineChains, ProgressChains, Route, route};
 use children::{Child, ChildFiles};
@@ -86,7 +86,7 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
     }
     let mut files = ChildFiles::new(Reading::ToEnd);
     let read = session.finish(Ending::Closed);
-    assemble(path, read, &mut files, Ending::Closed, Children::Linked)
+    assemble(path, read, &mut files, Ending::Closed, Children::Linked).map(Imported::into_owned)
 }
 
 /// Whether an import reads the subagents' transcripts.
@@ -233,7 +233,7 @@ fn assemble(
     files: &mut ChildFiles,
     ending: Ending,
     linking: Children,
-) -> Result<Imported, ImportError> {
+) -> Result<Imported<SharedEvent>, ImportError> {
     let Read {
         main,
         inline,
@@ -318,7 +318,7 @@ fn child_lane(task: &TaskCall, child: Child, ending: Ending) -> LaneBuf {
     let tail = child_end(task, &buf, found, ending);
     buf.prepend(head);
     for pending in tail {
-        buf.push(pending.ts, pending.kind);
+        buf.push_pending(pending);
     }
     buf
 }

@@ -189,7 +189,7 @@ impl Fold {
         let mut calls = 0u64;
         let mut listing = Vec::new();
         for pending in branch.buf.iter() {
-            let (what, text) = match &pending.kind {
+            let (what, text) = match &*pending.kind {
                 EventKind::UserMessage { text } => ("prompt", text.as_str()),
                 EventKind::AssistantMessage { text, .. } if !text.trim().is_empty() => {
                     ("answer", text.as_str())

@@ -22,7 +22,7 @@ fn sample(rel: &str) -> Vec<Value> {
 }
 
 fn kinds(buf: &LaneBuf) -> Vec<EventKind> {
-    buf.iter().map(|p| p.kind.clone()).collect()
+    buf.iter().map(|p| (*p.kind).clone()).collect()
 }
 
 #[test]
@@ -106,7 +106,7 @@ fn total(input: u64, output: u64) -> Value {
 fn turn_usages(conv: &Converter) -> Vec<u64> {
     conv.buf
         .iter()
-        .filter_map(|p| match &p.kind {
+        .filter_map(|p| match &*p.kind {
             EventKind::TurnEnd { usage, .. } => Some(usage.total()),
             _ => None,
         })
@@ -116,7 +116,7 @@ fn turn_usages(conv: &Converter) -> Vec<u64> {
 fn prompts(conv: &Converter) -> Vec<String> {
     conv.buf
         .iter()
-        .filter_map(|p| match &p.kind {
+        .filter_map(|p| match &*p.kind {
             EventKind::UserMessage { text } => Some(text.clone()),
             _ => None,
         })

@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 use super::lines::{Fed, Reading, first_str};
 use super::live::{Ending, Grew, Live, Signature};
 use super::timeline::{LaneBuf, Pending, Timeline, elapsed_ms};
-use super::{Format, ImportError, Imported, Report, header};
+use super::{Format, ImportError, Imported, Report, SharedEvent, header};
 use crate::event::{AgentId, EventKind, TerminalReason};
 use convert::{Converter, Lane, Spawn};
 use threads::Head;
@@ -93,7 +93,7 @@ pub fn sub_agent_count(path: &Path) -> usize {
 
 /// Imports a Codex rollout with its sub-agents' rollouts.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
-    import_with(path, &mut Files::new(Reading::ToEnd), Ending::Closed)
+    import_with(path, &mut Files::new(Reading::ToEnd), Ending::Closed).map(Imported::into_owned)
 }
 
 /// A Codex session read as it is written: each rollout is fed only what it
@@ -131,12 +131,16 @@ impl Live for CodexLive {
         Ok(Grew::Yes)
     }
 
-    fn snapshot(&mut self, ending: Ending) -> Result<Imported, ImportError> {
+    fn snapshot(&mut self, ending: Ending) -> Result<Imported<SharedEvent>, ImportError> {
         import_with(&self.path, &mut self.files, ending)
     }
 }
 
-fn import_with(path: &Path, files: &mut Files, ending: Ending) -> Result<Imported, ImportError> {
+fn import_with(
+    path: &Path,
+    files: &mut Files,
+    ending: Ending,
+) -> Result<Imported<SharedEvent>, ImportError> {
     let mut report = Report::default();
     let main = files.read(path, Lane::Session, ending, &mut report)?;
     let mut ctx = Ctx {
@@ -392,9 +396,9 @@ fn child_lane(
     let description =
         nickname.unwrap_or_else(|| first_words(prompt.as_deref().unwrap_or_default()));
     let stats = buf.stats();
-    let mut head = vec![Pending {
-        ts: start_ts,
-        kind: EventKind::SubagentStart {
+    let mut head = vec![Pending::new(
+        start_ts,
+        EventKind::SubagentStart {
             parent,
             parent_call_id: spawn.map(|s| s.call_id.clone()).unwrap_or_default(),
             profile: thread
@@ -411,7 +415,7 @@ fn child_lane(
             token_budget: None,
             context_budget: None,
         },
-    }];
+    )];
     let end_ts = last_ts
         .or(buf.last_ts())
         .or(spawn.and_then(|s| s.result_ts))
@@ -420,12 +424,12 @@ fn child_lane(
     // and one whose rollout is not there yet may still start.
     let running = session == Ending::Open && ending.is_none() && wait.is_none();
     if !found {
-        head.push(Pending {
-            ts: start_ts,
-            kind: EventKind::UserMessage {
+        head.push(Pending::new(
+            start_ts,
+            EventKind::UserMessage {
                 text: prompt.unwrap_or_default(),
             },
-        });
+        ));
     }
     buf.prepend(head);
     if running {

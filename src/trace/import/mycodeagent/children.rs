@@ -7,6 +7,7 @@
 //! (`tools/builtin/task.py`), which is where they are taken from.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -73,12 +74,12 @@ impl ChildRec {
             (call_id, idx)
         });
         let result_idx = parent.task_results.get(&call_id).copied();
-        let args = match parent.buf.events.get(call_idx) {
-            Some(Some(Pending {
-                kind: EventKind::ToolCall { input, .. },
-                ..
-            })) => Some(input.clone()),
-            _ => None,
+        let args = match parent.buf.events.get(call_idx).and_then(Option::as_ref) {
+            Some(pending) => match &*pending.kind {
+                EventKind::ToolCall { input, .. } => Some(input.clone()),
+                _ => None,
+            },
+            None => None,
         };
         ChildRec {
             lane_index,
@@ -114,7 +115,7 @@ impl ChildRec {
         let stats = buf.stats();
         // A child no task call started (MyCodeAgent's verification agent) is
         // known by what it was asked.
-        let first_prompt = buf.iter().find_map(|p| match &p.kind {
+        let first_prompt = buf.iter().find_map(|p| match &*p.kind {
             EventKind::UserMessage { text } => Some(text.clone()),
             _ => None,
         });
@@ -127,10 +128,8 @@ impl ChildRec {
             None => prompt.lines().next().unwrap_or_default().trim().to_string(),
         };
         if self.made_up
-            && let Some(Some(Pending {
-                kind: EventKind::ToolCall { input, .. },
-                ..
-            })) = parent_file.buf.events.get_mut(self.call_idx)
+            && let Some(Some(pending)) = parent_file.buf.events.get_mut(self.call_idx)
+            && let EventKind::ToolCall { input, .. } = Arc::make_mut(&mut pending.kind)
         {
             input["description"] = description.clone().into();
             input["prompt"] = prompt.clone().into();
@@ -138,11 +137,9 @@ impl ChildRec {
         let answer = self
             .result_idx
             .and_then(|i| parent_file.buf.events.get(i))
-            .and_then(|p| match p {
-                Some(Pending {
-                    kind: EventKind::ToolResult { content, .. },
-                    ..
-                }) => Some(content.to_string()),
+            .and_then(Option::as_ref)
+            .and_then(|p| match &*p.kind {
+                EventKind::ToolResult { content, .. } => Some(content.to_string()),
                 _ => None,
             })
             .filter(|c| !c.trim().is_empty());
@@ -151,9 +148,9 @@ impl ChildRec {
             "light" | "main" => (role.to_string(), None),
             other => ("main".to_string(), Some(other.to_string())),
         };
-        let mut head = vec![Pending {
-            ts: self.start_ts,
-            kind: EventKind::SubagentStart {
+        let mut head = vec![Pending::new(
+            self.start_ts,
+            EventKind::SubagentStart {
                 parent,
                 parent_call_id: self.call_id.clone(),
                 profile: first_str(start, &["profile", "subagent_type", "agent_type"])
@@ -173,15 +170,15 @@ impl ChildRec {
                 context_budget: u64_at(start, "context_budget")
                     .or_else(|| u64_at(start, "context_token_budget")),
             },
-        }];
+        )];
         let has_prompt = buf
             .iter()
-            .any(|p| matches!(p.kind, EventKind::UserMessage { .. }));
+            .any(|p| matches!(*p.kind, EventKind::UserMessage { .. }));
         if !has_prompt {
-            head.push(Pending {
-                ts: self.start_ts,
-                kind: EventKind::UserMessage { text: prompt },
-            });
+            head.push(Pending::new(
+                self.start_ts,
+                EventKind::UserMessage { text: prompt },
+            ));
         }
         buf.prepend(head);
         let end_ts = self
@@ -201,7 +198,7 @@ impl ChildRec {
         let end = Ending::from(self.end.as_ref().map(|(_, p, failed)| (p, *failed)));
         // The child's own last turn says how it ended as the parent saw it.
         let turn_end = buf.events.iter_mut().rev().flatten().find_map(|p| {
-            if let EventKind::TurnEnd { reason: r, .. } = &mut p.kind {
+            if let EventKind::TurnEnd { reason: r, .. } = Arc::make_mut(&mut p.kind) {
                 Some(r)
             } else {
                 None

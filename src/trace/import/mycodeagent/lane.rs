@@ -74,7 +74,7 @@ impl FileLane {
         }
         // `run_start` and `user_input` both carry the same input.
         if let Some(Some(last)) = self.buf.events.last()
-            && matches!(&last.kind, EventKind::UserMessage { text: t } if t == text)
+            && matches!(&*last.kind, EventKind::UserMessage { text: t } if t == text)
         {
             return;
         }
@@ -297,7 +297,7 @@ impl FileLane {
             return;
         }
         if let Some(Some(last)) = self.buf.events.last()
-            && matches!(&last.kind, EventKind::HookContinue { text: t } if t == text)
+            && matches!(&*last.kind, EventKind::HookContinue { text: t } if t == text)
         {
             return;
         }

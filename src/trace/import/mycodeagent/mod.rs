@@ -153,7 +153,7 @@ pub fn import(path: &Path) -> Result<Imported, ImportError> {
     Ok(Imported {
         format: Format::MyCodeAgent,
         header,
-        events: timeline.merge(),
+        events: timeline.merge_owned(),
         bad_lines: report.bad_lines,
         skipped: report.skipped,
         children_loaded: report.children_loaded,

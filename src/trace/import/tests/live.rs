@@ -56,7 +56,7 @@ fn follow_equals_import(rel: &str) {
         // Nothing is said to have ended only because the file ends here:
         // a subagent_end needs its call's result.
         for event in &open.events {
-            if let EventKind::SubagentEnd { summary, .. } = &event.kind {
+            if let EventKind::SubagentEnd { summary, .. } = &*event.kind {
                 assert!(!summary.contains("session ended while"), "{rel}: {summary}");
             }
         }
@@ -67,7 +67,7 @@ fn follow_equals_import(rel: &str) {
     follower.snapshot(Ending::Open).unwrap();
     write(&format!("{b}\n"));
     follower.read_more().unwrap();
-    let followed = follower.snapshot(Ending::Closed).unwrap();
+    let followed = follower.snapshot(Ending::Closed).unwrap().into_owned();
     let whole = import(&session).unwrap();
     assert_eq!(followed.events.len(), whole.events.len(), "{rel}");
     for (f, w) in followed.events.iter().zip(&whole.events) {

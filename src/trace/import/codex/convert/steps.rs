@@ -2,6 +2,8 @@
 //! text, message, calls), outputs become results, and token counts become each
 //! step's usage.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::super::super::lines::str_at;
@@ -182,7 +184,7 @@ impl Converter {
     pub(super) fn add_usage(&mut self, idx: usize, usage: &Usage) {
         let message = self.buf.events.get_mut(idx).and_then(Option::as_mut);
         if let Some(pending) = message
-            && let EventKind::AssistantMessage { usage: u, .. } = &mut pending.kind
+            && let EventKind::AssistantMessage { usage: u, .. } = Arc::make_mut(&mut pending.kind)
         {
             u.add(usage);
         }
@@ -191,7 +193,7 @@ impl Converter {
         } else if let Some(end) = self.last_turn_end
             && end > idx
             && let Some(pending) = self.buf.events.get_mut(end).and_then(Option::as_mut)
-            && let EventKind::TurnEnd { usage: u, .. } = &mut pending.kind
+            && let EventKind::TurnEnd { usage: u, .. } = Arc::make_mut(&mut pending.kind)
         {
             u.add(usage);
         }
