@@ -9,6 +9,8 @@
 #            median under 250 ms.
 #   memory   brood's peak RSS (VmHWM) while a Claude Code session it follows
 #            grows by GROW_MB (default 64) to about 100 MB: under 2x the file.
+#            Grown twice: by whole turns (a call and its 1-8 KB result, as a
+#            working session grows) and by bare calls (the most events per MB).
 #
 # Usage: benches/follow_latency.sh [latency] [memory]    (default: both)
 # Environment: BROOD_BENCH_DIR (default /tmp/brood-bench), BROOD_BIN, LINES
@@ -48,17 +50,19 @@ latency() {
 
 memory() {
   generate "$WORK/claude" claude "$WORK/claude" --mb "${CLAUDE_MB:-36}" --children 40
-  fresh "$WORK/claude" "$WORK/grow-claude"
-  local session
-  session=$(find "$WORK/grow-claude" -maxdepth 2 -name '*.jsonl' ! -name 'agent-*' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2)
-  log "following $session while it grows by ${GROW_MB:-64} MB"
-  local out
-  out=$(python3 "$TOOLS/follow_latency.py" "$BIN" claude "$session" --lines 5 --gap 0.3 --grow-mb "${GROW_MB:-64}")
-  row "Claude Code session, grown" "$out"
-  jq -r '"memory: peak \(.brood_peak_mb) MB following a session of \(.session_mb) MB: " +
-    (if .brood_peak_mb < 2 * .session_mb then "PASS (under 2x)" else "MISS (over 2x)" end)' <<<"$out" >&2
+  local filler session out
+  # Whole turns grow a session as work does; bare calls are the most events
+  # a megabyte can hold.
+  for filler in turns calls; do
+    fresh "$WORK/claude" "$WORK/grow-claude"
+    session=$(find "$WORK/grow-claude" -maxdepth 2 -name '*.jsonl' ! -name 'agent-*' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2)
+    log "following $session while it grows by ${GROW_MB:-64} MB of $filler"
+    out=$(python3 "$TOOLS/follow_latency.py" "$BIN" claude "$session" --lines 5 --gap 0.3 --grow-mb "${GROW_MB:-64}" --filler "$filler")
+    row "Claude Code session, grown ($filler)" "$out"
+    jq -r '"memory (\(.filler)): peak \(.brood_peak_mb) MB following a session of \(.session_mb) MB: " +
+      (if .brood_peak_mb < 2 * .session_mb then "PASS (under 2x)" else "MISS (over 2x)" end)' <<<"$out" >&2
+  done
 }
-
 main() {
   ensure_apt jq:jq
   build_brood

@@ -15,7 +15,11 @@ session file, then in a subagent file created while following) or `brood`
 (brood trace event lines). Prints one JSON object with the latencies in ms
 (median, p90, max) of brood and of tail, and brood's VmHWM in MB; with
 --grow-mb, it first appends filler until the session has grown by that many
-MB and reports the peak memory against the file's size.
+MB and reports the peak memory against the file's size. The filler is whole
+turns (--filler turns: an assistant line with text and a Read call, then the
+user line with its 1-8 KB result, as a working session grows) or bare calls
+(--filler calls: assistant lines of one tool_use each and no results, the
+most events per byte a session can have).
 """
 
 import argparse
@@ -74,6 +78,39 @@ def claude_line(i, session_id, agent=None, parent_uuid=None):
     if agent:
         line["agentId"] = agent
     return json.dumps(line) + "\n", call
+
+
+CODE = [
+    "def handle(request, *, retries=3):",
+    "    for attempt in range(retries):",
+    "        response = client.send(request, timeout=30)",
+    "        if response.status == 200:",
+    "            return response.json()",
+    "    raise TransportError(f\"gave up after {retries} attempts\")",
+]
+
+
+def claude_turn(i, session_id, rng):
+    """An assistant line with text and a Read call, and the result's line."""
+    call = f"toolu_turn_{i:06d}"
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    common = {"isSidechain": False, "userType": "external", "cwd": "/home/dev/shop",
+              "sessionId": session_id, "version": "2.0.50", "timestamp": stamp}
+    ask = dict(common, type="assistant", parentUuid=f"turn-r-{i - 1:06d}", uuid=f"turn-a-{i:06d}",
+               message={"id": f"msg_turn_{i:06d}", "type": "message", "role": "assistant",
+                        "model": "claude-sonnet-4-5-20250929",
+                        "content": [{"type": "text", "text": f"Reading handler {i} next."},
+                                    {"type": "tool_use", "id": call, "name": "Read",
+                                     "input": {"file_path": f"/home/dev/shop/h{i}.py"}}],
+                        "stop_reason": "tool_use",
+                        "usage": {"input_tokens": 1200, "output_tokens": 40}})
+    lines = [f"{n:6d}\u2192{rng.choice(CODE)}" for n in range(1, rng.randint(25, 200))]
+    result = dict(common, type="user", parentUuid=f"turn-a-{i:06d}", uuid=f"turn-r-{i:06d}",
+                  message={"role": "user", "content": [
+                      {"type": "tool_result", "tool_use_id": call, "content": "\n".join(lines)}]},
+                  toolUseResult={"type": "text", "file": {"filePath": f"/home/dev/shop/h{i}.py",
+                                                          "numLines": len(lines)}})
+    return json.dumps(ask) + "\n" + json.dumps(result) + "\n"
 
 
 def brood_line(seq, i):
@@ -169,7 +206,9 @@ def main():
     ap.add_argument("--lines", type=int, default=30)
     ap.add_argument("--gap", type=float, default=0.3)
     ap.add_argument("--grow-mb", type=float, default=0)
+    ap.add_argument("--filler", choices=["turns", "calls"], default="turns")
     args = ap.parse_args()
+    rng = random.Random(7)
 
     env = dict(os.environ)
     watch = subprocess.Popen(
@@ -198,7 +237,9 @@ def main():
             while os.path.getsize(args.session) < target:
                 for _ in range(200):
                     i += 1
-                    if args.case == "claude":
+                    if args.case == "claude" and args.filler == "turns":
+                        text = claude_turn(i, sid, rng)
+                    elif args.case == "claude":
                         text, _ = claude_line(i, sid)
                     else:
                         seq += 1
@@ -241,6 +282,7 @@ def main():
             {
                 "case": args.case,
                 "session_mb": round(grown_to / 1024 / 1024, 1),
+                "filler": args.filler if args.grow_mb > 0 else None,
                 "catch_up_events": caught_up,
                 "catch_up_s": round(catch_up_s, 2),
                 "brood_ms": summary(brood_ms),

@@ -59,6 +59,16 @@ pub(super) struct InlineChains {
 }
 
 impl InlineChains {
+    /// The conversations to finish for a look ([`Converter::peek`]); the
+    /// indexes only place later lines.
+    pub fn peek(&self) -> InlineChains {
+        InlineChains {
+            chains: self.chains.iter().map(Converter::peek).collect(),
+            by_uuid: HashMap::new(),
+            by_agent: HashMap::new(),
+        }
+    }
+
     pub fn line(&mut self, line: &Value, report: &mut Report) {
         let parent = str_at(line, "parentUuid").and_then(|p| self.by_uuid.get(p).copied());
         let chain = match str_at(line, "agentId") {
@@ -95,6 +105,18 @@ pub(super) struct ProgressChains {
 }
 
 impl ProgressChains {
+    /// The conversations to finish for a look ([`Converter::peek`]).
+    pub fn peek(&self) -> ProgressChains {
+        ProgressChains {
+            chains: self
+                .chains
+                .iter()
+                .map(|(call, conv)| (call.clone(), conv.peek()))
+                .collect(),
+            by_call: HashMap::new(),
+        }
+    }
+
     /// Takes one `agent_progress` line of the child started by `parent_call`.
     /// Its `data.message` is a transcript line of the child (`type`, `message`,
     /// `uuid`, `timestamp`); `normalizedMessages` repeats the history before it

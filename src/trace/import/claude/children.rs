@@ -482,7 +482,7 @@ impl ChildFiles {
                 Some(fed) => fed.conv,
                 None => Converter::new(false),
             },
-            Reading::Growing => fed.conv.clone(),
+            Reading::Growing => fed.conv.peek(),
         };
         Ok(conv.finish(ending))
     }

@@ -4,7 +4,7 @@
 //! written. User lines are read in `user.rs`, the lines Claude Code writes for
 //! itself (commands, notifications, compaction) in `harness.rs`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -84,12 +84,10 @@ pub(super) struct Converter {
     /// User lines holding results of the open message's calls, shown once the
     /// message is complete (after its calls, as brood's own loop orders them).
     pub(super) held: Vec<(Value, Option<i64>)>,
-    /// The usage shown so far per message id. This map and `calls` grow
-    /// with the session and are persistent maps: a follower copies the
-    /// converter at every look, and such a copy shares them.
-    pub(super) counted: imbl::HashMap<String, Usage>,
+    /// The usage shown so far per message id.
+    pub(super) counted: HashMap<String, Usage>,
     pub(super) seen: HashSet<String>,
-    pub(super) calls: imbl::HashMap<String, (String, Option<i64>)>,
+    pub(super) calls: HashMap<String, (String, Option<i64>)>,
     pub(super) step: u32,
     pub(super) turn: Option<Turn>,
     /// The last message asked for no tools: the agent is waiting for the user.
@@ -115,9 +113,9 @@ impl Converter {
             main,
             open: None,
             held: Vec::new(),
-            counted: imbl::HashMap::new(),
+            counted: HashMap::new(),
             seen: HashSet::new(),
-            calls: imbl::HashMap::new(),
+            calls: HashMap::new(),
             step: 0,
             turn: None,
             idle: true,
@@ -131,6 +129,38 @@ impl Converter {
             cwd: None,
             agent_id: None,
             tasks: Vec::new(),
+        }
+    }
+
+    /// A copy to finish for a look at a conversation still being written.
+    ///
+    /// It leaves out what only later lines read: the uuids seen, the usage
+    /// counted per message and the calls made. In a big session those maps
+    /// are most of what a whole copy would cost, and finishing needs none of
+    /// them: the open message's calls go into the copy's own `calls` when it
+    /// is flushed, and the results held back are results of those calls.
+    pub(super) fn peek(&self) -> Converter {
+        Converter {
+            buf: self.buf.clone(),
+            main: self.main,
+            open: self.open.clone(),
+            held: self.held.clone(),
+            counted: HashMap::new(),
+            seen: HashSet::new(),
+            calls: HashMap::new(),
+            step: self.step,
+            turn: self.turn.clone(),
+            idle: self.idle,
+            messages: self.messages,
+            notes: self.notes.clone(),
+            note_ids: self.note_ids,
+            prompt: self.prompt.clone(),
+            first_ts: self.first_ts,
+            model: self.model.clone(),
+            session_id: self.session_id.clone(),
+            cwd: self.cwd.clone(),
+            agent_id: self.agent_id.clone(),
+            tasks: self.tasks.clone(),
         }
     }
 
@@ -342,16 +372,18 @@ impl Converter {
         // subagent tool is the same thing under another name.
         let name = if task { TASK_TOOL.to_string() } else { name };
         self.calls.insert(call_id.clone(), (name.clone(), ts));
+        // Only a call that starts a child keeps its input beside the event.
+        let task_input = (task && self.main).then(|| input.clone());
         let call_idx = self.buf.push(
             ts,
             EventKind::ToolCall {
                 call_id: call_id.clone(),
                 name,
-                input: input.clone(),
+                input,
                 summary: String::new(),
             },
         );
-        if task && self.main {
+        if let Some(input) = task_input {
             self.tasks.push(TaskCall {
                 call_id,
                 input,

@@ -99,7 +99,6 @@ enum Children {
 }
 
 /// What one reading of a session file gathers.
-#[derive(Clone)]
 struct Read {
     main: Converter,
     inline: InlineChains,
@@ -189,14 +188,17 @@ impl SessionReader {
         &self.abandoned
     }
 
-    /// What was read so far, as [`SessionReader::into_read`], keeping the reader.
-    /// The copy leaves out the uuids seen (they only tell later lines that
-    /// repeat one): in a big session they are most of what a copy would cost.
-    fn peek(&mut self) -> Read {
-        let seen = std::mem::take(&mut self.read.main.seen);
-        let mut read = self.read.clone();
-        self.read.main.seen = seen;
-        fold(&mut read.main, self.branch.clone());
+    /// What was read so far, as [`SessionReader::into_read`], keeping the
+    /// reader: a copy of each conversation to finish ([`Converter::peek`]).
+    fn peek(&self) -> Read {
+        let mut read = Read {
+            main: self.read.main.peek(),
+            inline: self.read.inline.peek(),
+            progress: self.read.progress.peek(),
+            report: self.read.report.clone(),
+        };
+        let branch = self.branch.as_ref().map(|(n, conv)| (*n, conv.peek()));
+        fold(&mut read.main, branch);
         read
     }
 }

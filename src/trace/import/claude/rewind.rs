@@ -32,6 +32,11 @@ use crate::text::count;
 pub(super) struct Tree {
     nodes: Vec<Node>,
     index: HashMap<String, usize>,
+    /// The first prompt under each parent line, with when it was written.
+    first_prompts: HashMap<Option<String>, Option<String>>,
+    /// Whether a parent has prompts written apart: without such a branch
+    /// point nothing is abandoned, which a follower asks after every read.
+    branched: bool,
 }
 
 #[derive(Debug)]
@@ -86,7 +91,7 @@ impl Tree {
             && !bool_at(line, "isMeta")
             && !bool_at(line, "isCompactSummary");
         self.index.insert(uuid.to_string(), self.nodes.len());
-        self.nodes.push(Node {
+        let node = Node {
             parent: str_at(line, "parentUuid")
                 .or_else(|| str_at(line, "logicalParentUuid"))
                 .map(String::from),
@@ -96,11 +101,24 @@ impl Tree {
                 .get("timestamp")
                 .and_then(Value::as_str)
                 .map(String::from),
-        });
+        };
+        if node.prompt {
+            match self.first_prompts.get(&node.parent) {
+                Some(first) => self.branched |= *first != node.ts,
+                None => {
+                    self.first_prompts
+                        .insert(node.parent.clone(), node.ts.clone());
+                }
+            }
+        }
+        self.nodes.push(node);
     }
 
     /// The abandoned branches.
     pub fn abandoned(&self) -> Abandoned {
+        if !self.branched {
+            return Abandoned::default();
+        }
         let parent = |i: usize| {
             self.nodes[i]
                 .parent

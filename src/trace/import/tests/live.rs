@@ -104,3 +104,44 @@ fn codex_sessions_followed_line_by_line_end_as_their_import() {
         follow_equals_import(rel);
     }
 }
+
+/// A look in the middle of a message: its first call's result came before
+/// its last block. The result shows with its call's name and duration,
+/// though a look's copy of the conversation leaves the calls map behind.
+#[test]
+fn a_result_held_for_an_open_message_shows_with_its_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir
+        .path()
+        .join("5e55a0b1-0000-4000-8000-000000000001.jsonl");
+    let lines = [
+        serde_json::json!({"type": "user", "uuid": "u1", "parentUuid": null, "sessionId": "s",
+            "timestamp": "2026-12-01T10:00:00.000Z",
+            "message": {"role": "user", "content": "read it"}}),
+        serde_json::json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+            "timestamp": "2026-12-01T10:00:01.000Z",
+            "message": {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "Read",
+                    "input": {"file_path": "/w/a.rs"}}],
+                "usage": {"input_tokens": 10, "output_tokens": 2}}}),
+        serde_json::json!({"type": "user", "uuid": "r1", "parentUuid": "a1", "sessionId": "s",
+            "timestamp": "2026-12-01T10:00:02.500Z",
+            "message": {"role": "user", "content": [{"type": "tool_result",
+                "tool_use_id": "toolu_1", "content": "fn main() {}"}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&session, text).unwrap();
+    let mut follower = live(&session, Start::All).unwrap();
+    let open = follower.snapshot(Ending::Open).unwrap();
+    let result = open
+        .events
+        .iter()
+        .find_map(|e| match &*e.kind {
+            EventKind::ToolResult {
+                name, duration_ms, ..
+            } => Some((name.clone(), *duration_ms)),
+            _ => None,
+        })
+        .expect("the held result is shown");
+    assert_eq!(result, ("Read".to_string(), 1500));
+}
