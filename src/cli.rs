@@ -70,6 +70,17 @@ pub(crate) enum Verb {
     /// session, a Codex rollout or a brood trace, with its subagents live.
     /// With no PATH, the most recently written session on this machine.
     Watch(WatchArgs),
+    /// List the subagent profiles the task tool offers: built in, from agent
+    /// files (Claude Code, opencode, Codex) and brood.toml, with where each
+    /// came from, its tools, model and limits, and what was left out.
+    Agents {
+        /// The workspace (default: the current folder).
+        #[arg(long, value_name = "DIR", value_parser = folder)]
+        cwd: Option<PathBuf>,
+        /// One JSON object per profile, one per line.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use std::io::{BufWriter, IsTerminal, Write};
 
 use brood::agent::{Approver, AutoApprove};
-use brood::config::{config_files, load_config};
+use brood::config::load_setup;
 use brood::headless::{self, OutputFormat, RunExit};
 use brood::policy::classify_command;
 use brood::replay::PrintFormat;
@@ -49,6 +49,7 @@ fn main() -> ExitCode {
         Some(Verb::Replay(args)) => replay(&args),
         Some(Verb::Traces(args)) => traces(&args),
         Some(Verb::Watch(args)) => watch(&args),
+        Some(Verb::Agents { cwd, json }) => agents(cwd, json),
         Some(Verb::Demo(args)) => {
             let model = ModelArgs {
                 provider: Some(Provider::Offline),
@@ -354,6 +355,33 @@ fn traces(args: &TracesArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `brood agents`: every profile a session in the workspace would offer.
+fn agents(cwd: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
+    let workspace = match cwd {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("cannot read the current folder")?,
+    };
+    let config = load_setup(&workspace, &ToolRegistry::base().available())?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        for profile in &config.profiles {
+            let line = brood::config::profile_json(profile, config.sources.get(&profile.name));
+            writeln!(out, "{line}")?;
+        }
+        for skipped in &config.skipped_agents {
+            writeln!(out, "{}", serde_json::json!({ "left_out": skipped }))?;
+        }
+    } else {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        write!(
+            out,
+            "{}",
+            brood::config::render_profiles(&config, home.as_deref())
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn tool(
     name: &str,
     input: &str,
@@ -365,7 +393,7 @@ fn tool(
         Some(dir) => dir,
         None => std::env::current_dir().context("cannot read the current folder")?,
     };
-    let config = load_config(&config_files(&workspace), &ToolRegistry::base().available())?;
+    let config = load_setup(&workspace, &ToolRegistry::base().available())?;
     for ignored in &config.settings.sandbox.ignored {
         eprintln!("brood: ignored {}", brood::text::visible(ignored));
     }

@@ -21,7 +21,9 @@ pub use hooks::{
 pub use launcher::{
     DEFAULT_MAX_PARALLEL, LaunchError, Launcher, LauncherParts, Models, TaskReport, TaskRequest,
 };
-pub use profile::{AvailableTool, ModelRole, Profile, ProfileError, ResultContract};
+pub use profile::{
+    AvailableTool, EXPLORE_ANSWER, ModelRole, Profile, ProfileError, ResultContract,
+};
 pub use task::TaskTool;
 
 use std::collections::BTreeMap;

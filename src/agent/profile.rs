@@ -24,10 +24,14 @@ did, with path:line references. The parent sees only that final answer.";
 
 const EXPLORE_PROMPT: &str = "You are an explore subagent of brood: you investigate the \
 user's workspace with read-only tools (glob, grep, read_file) to answer one question for a \
-parent agent. Search before you read; read only what you need. When you are done, reply with \
-exactly one JSON object and nothing else (no markdown fences): {\"status\": \"completed\" or \
-\"partial\", \"summary\": non-empty string, \"findings\": [strings], \"evidence\": \
-[\"path:line\" strings], \"unresolved_questions\": [strings]}.";
+parent agent. Search before you read; read only what you need.";
+
+/// What an explore child's answer must be, told to every profile with the
+/// explore contract (an agent file's own prompt gets it appended).
+pub const EXPLORE_ANSWER: &str = "When you are done, reply with exactly one JSON object and \
+nothing else (no markdown fences): {\"status\": \"completed\" or \"partial\", \"summary\": \
+non-empty string, \"findings\": [strings], \"evidence\": [\"path:line\" strings], \
+\"unresolved_questions\": [strings]}.";
 
 /// A tool a profile may name: its name and what it does, which decides
 /// whether a read-only profile may hold it (the same question the run-time
@@ -155,7 +159,7 @@ impl Profile {
         Profile {
             name: "explore".into(),
             description: "a read-only investigator (glob, grep, read_file) on the light model; returns a JSON summary with path:line evidence".into(),
-            system_prompt: EXPLORE_PROMPT.into(),
+            system_prompt: format!("{EXPLORE_PROMPT} {EXPLORE_ANSWER}"),
             tools: names(&["read_file", "glob", "grep"]),
             max_steps: Some(12),
             token_budget: Some(32_000),

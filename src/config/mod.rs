@@ -9,10 +9,13 @@ use serde::Deserialize;
 
 use crate::agent::{AvailableTool, Profile, ProfileError};
 
+pub mod agent_files;
+mod listing;
 mod profiles;
 mod sandbox;
 pub mod settings;
 
+pub use listing::{profile_json, render_profiles};
 pub use sandbox::SandboxFileSettings;
 
 #[derive(Debug, thiserror::Error)]
@@ -134,6 +137,21 @@ pub struct LoadedConfig {
     pub settings: FileSettings,
     /// `general`, `explore` and the files' custom profiles, by name.
     pub profiles: Vec<Profile>,
+    /// Where each profile came from, by name (the one that won).
+    pub sources: BTreeMap<String, ProfileSource>,
+    /// Agent files left out, each with why; said at start.
+    pub skipped_agents: Vec<String>,
+}
+
+/// Where a profile was defined, and what its definition lost on the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileSource {
+    /// `None` for a built-in profile.
+    pub file: Option<PathBuf>,
+    /// `built in`, `brood.toml`, `Claude Code`, `opencode` or `Codex`.
+    pub kind: &'static str,
+    pub color: Option<String>,
+    pub warnings: Vec<String>,
 }
 
 /// The config files that apply to `workspace`, global first: a setting or profile
@@ -147,17 +165,69 @@ pub fn config_files(workspace: &Path) -> Vec<PathBuf> {
     files.into_iter().filter(|p| p.is_file()).collect()
 }
 
-/// Reads `files` in order. Profiles are checked against the hard rules with
-/// `tools` available; a broken one is an error naming the file, profile and rule.
+/// What to say at start about the agent files: each one left out, and each
+/// profile that lost something on the way (`brood agents` tells it all).
+pub fn agent_warnings(config: &LoadedConfig) -> Vec<String> {
+    let mut out: Vec<String> = config
+        .skipped_agents
+        .iter()
+        .map(|s| format!("agent file left out: {s}"))
+        .collect();
+    for (name, source) in &config.sources {
+        if let (Some(file), false) = (&source.file, source.warnings.is_empty()) {
+            out.push(format!(
+                "agent {name} ({}): {}",
+                file.display(),
+                source.warnings.join("; ")
+            ));
+        }
+    }
+    out
+}
+
+/// Everything that configures a session in `workspace`: the agent files of
+/// every tool ([`agent_files::folders`]), then the `brood.toml` files, whose
+/// profiles win over an agent file's of the same name.
+pub fn load_setup(workspace: &Path, tools: &[AvailableTool]) -> Result<LoadedConfig, ConfigError> {
+    load(
+        &config_files(workspace),
+        &agent_files::folders(workspace),
+        tools,
+    )
+}
+
+/// Reads the `brood.toml` `files` in order, no agent files. Profiles are
+/// checked against the hard rules with `tools` available; a broken one is an
+/// error naming the file, profile and rule.
 pub fn load_config(
     files: &[PathBuf],
     tools: &[AvailableTool],
 ) -> Result<LoadedConfig, ConfigError> {
+    load(files, &[], tools)
+}
+
+fn load(
+    files: &[PathBuf],
+    agent_folders: &[(agent_files::AgentFormat, PathBuf)],
+    tools: &[AvailableTool],
+) -> Result<LoadedConfig, ConfigError> {
     let mut settings = FileSettings::default();
-    let mut profiles: BTreeMap<String, Profile> = [Profile::general(), Profile::explore()]
-        .into_iter()
-        .map(|p| (p.name.clone(), p))
-        .collect();
+    let mut profiles: BTreeMap<String, Profile> = BTreeMap::new();
+    let mut sources: BTreeMap<String, ProfileSource> = BTreeMap::new();
+    for profile in [Profile::general(), Profile::explore()] {
+        sources.insert(
+            profile.name.clone(),
+            ProfileSource {
+                file: None,
+                kind: "built in",
+                color: None,
+                warnings: Vec::new(),
+            },
+        );
+        profiles.insert(profile.name.clone(), profile);
+    }
+    // Each file's profiles, checked now and put in after the agent files.
+    let mut file_profiles: Vec<(PathBuf, BTreeMap<String, Profile>)> = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.clone(),
@@ -167,7 +237,9 @@ pub fn load_config(
             path: path.clone(),
             message: e.to_string(),
         })?;
-        profiles::add_profiles(&mut profiles, &file, path, tools)?;
+        let mut own = BTreeMap::new();
+        profiles::add_profiles(&mut own, &file, path, tools)?;
+        file_profiles.push((path.clone(), own));
         let ConfigFile {
             provider,
             model,
@@ -199,9 +271,43 @@ pub fn load_config(
             sandbox: settings.sandbox,
         };
     }
+    let agents = agent_files::read(agent_folders, tools, settings.light_model.as_deref());
+    for agent in agents.profiles {
+        if agent.profile.name == "main" {
+            let file = agent.file.display();
+            tracing::warn!("{file}: \"main\" is the parent agent and cannot be a subagent");
+            continue;
+        }
+        sources.insert(
+            agent.profile.name.clone(),
+            ProfileSource {
+                file: Some(agent.file),
+                kind: agent.format.as_str(),
+                color: agent.color,
+                warnings: agent.warnings,
+            },
+        );
+        profiles.insert(agent.profile.name.clone(), agent.profile);
+    }
+    for (path, own) in file_profiles {
+        for (name, profile) in own {
+            sources.insert(
+                name.clone(),
+                ProfileSource {
+                    file: Some(path.clone()),
+                    kind: "brood.toml",
+                    color: None,
+                    warnings: Vec::new(),
+                },
+            );
+            profiles.insert(name, profile);
+        }
+    }
     Ok(LoadedConfig {
         settings,
         profiles: profiles.into_values().collect(),
+        sources,
+        skipped_agents: agents.skipped,
     })
 }
 

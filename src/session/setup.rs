@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::{Session, SessionError, SessionOptions, TraceTarget};
 use crate::agent::{Approver, Hooks};
 use crate::config::settings::{self, ModelFlags, ProviderKind, Settings, SettingsError};
-use crate::config::{ConfigError, SandboxFileSettings, config_files, load_config};
+use crate::config::{ConfigError, SandboxFileSettings, load_setup};
 use crate::model::Model;
 use crate::model::anthropic::AnthropicModel;
 use crate::model::offline::OfflineModel;
@@ -95,7 +95,8 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         None => std::env::current_dir().map_err(SetupError::CurrentFolder)?,
     };
     let tools = ToolRegistry::base();
-    let config = load_config(&config_files(&workspace), &tools.available())?;
+    let config = load_setup(&workspace, &tools.available())?;
+    let agent_warnings = crate::config::agent_warnings(&config);
     let env = |name: &str| std::env::var(name).ok();
     let settings = settings::resolve(&setup.flags, &env, &config.settings)?;
     let model = build_model(&settings, setup)?;
@@ -124,6 +125,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         .iter()
         .map(|ignored| format!("ignored {ignored}"))
         .collect();
+    warnings.extend(agent_warnings);
     warnings.extend(session.sandbox().warning());
     let info = SessionInfo {
         provider: settings.provider.as_str().to_string(),

@@ -103,6 +103,7 @@ pub fn event_types(trace: &Path) -> Vec<String> {
         })
         .collect()
 }
+pub mod anthropic_sse;
 pub mod stream_server;
 pub mod tmux;
 

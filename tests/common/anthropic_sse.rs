@@ -1,0 +1,88 @@
+//! Anthropic Messages stream events, hand-written in the documented wire
+//! format, for tests that play a model over a local server.
+
+use serde_json::{Value, json};
+
+use super::stream_server::sse_event;
+
+pub fn message_start(input_tokens: u64) -> String {
+    sse_event(
+        "message_start",
+        &json!({"type": "message_start", "message": {"id": "msg_e2e", "type": "message",
+            "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null,
+            "stop_sequence": null, "usage": {"input_tokens": input_tokens,
+            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1}}}),
+    )
+}
+
+pub fn text_block(index: usize, pieces: &[&str]) -> String {
+    let mut out = sse_event(
+        "content_block_start",
+        &json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "text", "text": ""}}),
+    );
+    for piece in pieces {
+        out += &sse_event(
+            "content_block_delta",
+            &json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "text_delta", "text": piece}}),
+        );
+    }
+    out + &block_stop(index)
+}
+
+pub fn tool_block(index: usize, id: &str, name: &str, json_pieces: &[&str]) -> String {
+    let mut out = sse_event(
+        "content_block_start",
+        &json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+    );
+    for piece in json_pieces {
+        out += &sse_event(
+            "content_block_delta",
+            &json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": piece}}),
+        );
+    }
+    out + &block_stop(index)
+}
+
+pub fn block_stop(index: usize) -> String {
+    sse_event(
+        "content_block_stop",
+        &json!({"type": "content_block_stop", "index": index}),
+    )
+}
+
+pub fn message_end(stop_reason: &str, output_tokens: u64) -> String {
+    sse_event(
+        "message_delta",
+        &json!({"type": "message_delta", "delta": {"stop_reason": stop_reason,
+            "stop_sequence": null}, "usage": {"output_tokens": output_tokens}}),
+    ) + &sse_event("message_stop", &json!({"type": "message_stop"}))
+}
+
+pub fn ping() -> String {
+    sse_event("ping", &json!({"type": "ping"}))
+}
+
+/// The tool names a request offers, sorted.
+pub fn tool_names(body: &Value) -> Vec<String> {
+    let tools = body["tools"].as_array().cloned().unwrap_or_default();
+    let mut names: Vec<String> = tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Whether some user turn answers a tool call.
+pub fn answered(body: &Value) -> bool {
+    body["messages"].as_array().unwrap().iter().any(|m| {
+        m["role"] == "user"
+            && m["content"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"))
+    })
+}
