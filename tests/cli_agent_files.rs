@@ -187,18 +187,6 @@ fn the_profile_table_says_where_each_came_from() {
     assert!(text.contains("left out:\n"), "{text}");
 }
 
-fn system_text(body: &Value) -> String {
-    match &body["system"] {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 #[test]
 fn a_parent_is_offered_an_agent_file_and_its_child_runs_as_the_file_says() {
     let sb = setup();
@@ -239,28 +227,16 @@ fn a_parent_is_offered_an_agent_file_and_its_child_runs_as_the_file_says() {
         };
         Reply::sse_per_event(&stream, Duration::ZERO)
     });
-    let out = sb
-        .command(&[
-            "run",
-            "--provider",
-            "anthropic",
+    let out = sb.run_anthropic(
+        &server.base_url(),
+        &[
             "--model",
             "claude-main-test",
             "--light-model",
             "claude-light-test",
             "--no-trace",
             "Review my change",
-        ])
-        .env("ANTHROPIC_BASE_URL", server.base_url())
-        .env("ANTHROPIC_API_KEY", "test-key-not-real")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}\n{}",
-        stdout(&out),
-        stderr(&out)
+        ],
     );
     let requests: Vec<Value> = server.requests().iter().map(|r| r.json()).collect();
 

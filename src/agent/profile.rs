@@ -81,6 +81,9 @@ pub struct Profile {
     pub model: ModelRole,
     pub contract: ResultContract,
     pub permission_mode: PermissionMode,
+    /// Whether the project instructions (`AGENTS.md`…) go into its system
+    /// prompt: yes but for explore children, whose context budget is small.
+    pub instructions: bool,
 }
 
 /// A profile that breaks a hard rule.
@@ -132,6 +135,7 @@ impl Profile {
             model: ModelRole::Main,
             contract: ResultContract::Text,
             permission_mode: PermissionMode::Normal,
+            instructions: true,
         }
     }
 
@@ -150,6 +154,7 @@ impl Profile {
             model: ModelRole::Main,
             contract: ResultContract::Text,
             permission_mode: PermissionMode::Normal,
+            instructions: true,
         }
     }
 
@@ -167,6 +172,7 @@ impl Profile {
             model: ModelRole::Light,
             contract: ResultContract::Explore,
             permission_mode: PermissionMode::ReadOnly,
+            instructions: false,
         }
     }
 

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use crate::agent::{AvailableTool, Profile, ProfileError};
 
 pub mod agent_files;
+pub mod instructions;
 mod listing;
 mod profiles;
 mod sandbox;
@@ -86,6 +87,16 @@ pub fn new_session_id() -> String {
     let nanos = now.timestamp_subsec_nanos() as u64;
     let salt = (nanos ^ ((std::process::id() as u64) << 20)) & 0xff_ffff;
     format!("{}-{salt:06x}", now.format("%Y%m%d-%H%M%S"))
+}
+
+/// Another tool's folder: `$var` when it is set, else `~/under_home`
+/// (`CLAUDE_CONFIG_DIR` or `~/.claude`, `CODEX_HOME` or `~/.codex`,
+/// `XDG_CONFIG_HOME` or `~/.config`).
+pub fn tool_dir(var: &str, under_home: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().join(under_home)))
 }
 
 /// brood's folder in the platform config folder (`~/.config/brood`).

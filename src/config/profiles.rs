@@ -36,6 +36,9 @@ pub(super) struct RawProfile {
     system_prompt: Option<String>,
     contract: Option<RawContract>,
     read_only: Option<bool>,
+    /// Whether the project instructions go into its prompt (default: yes
+    /// but for an explore profile).
+    instructions: Option<bool>,
 }
 
 impl RawProfile {
@@ -68,6 +71,9 @@ impl RawProfile {
             RawContract::Text => ResultContract::Text,
             RawContract::Explore => ResultContract::Explore,
         };
+        if let Some(instructions) = self.instructions {
+            profile.instructions = instructions;
+        }
         if let Some(read_only) = self.read_only {
             profile.permission_mode = if read_only {
                 PermissionMode::ReadOnly

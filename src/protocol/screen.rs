@@ -18,6 +18,8 @@ pub struct SessionInfo {
     pub context_window: u64,
     /// What commands run under; unknown for traces of other tools.
     pub sandbox: Option<SandboxSummary>,
+    /// The project instruction files in the parent's prompt, as shown.
+    pub instructions: Vec<String>,
 }
 
 /// What a replay's reader sends while it reads a file.

@@ -74,5 +74,6 @@ pub fn session_info(source: &Source) -> SessionInfo {
         cwd: header.cwd.clone(),
         context_window: REPLAY_CONTEXT_WINDOW,
         sandbox: header.sandbox.clone(),
+        instructions: header.instructions.clone(),
     }
 }

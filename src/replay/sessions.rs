@@ -47,13 +47,7 @@ pub struct Root {
 /// reads it: `$CLAUDE_CONFIG_DIR/projects` (else `~/.claude/projects`),
 /// `$CODEX_HOME/sessions` (else `~/.codex/sessions`), brood's traces folder.
 pub fn roots() -> Vec<Root> {
-    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-    let from_env = |var: &str, default: &str| {
-        std::env::var_os(var)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(default)))
-    };
+    let from_env = crate::config::tool_dir;
     let mut roots = Vec::new();
     if let Some(dir) = from_env("CLAUDE_CONFIG_DIR", ".claude") {
         roots.push(Root {

@@ -19,6 +19,7 @@ use crate::agent::{
     Agent, Approver, DEFAULT_MAX_TOKENS, Hooks, Launcher, LauncherParts, Models, PolicyHook,
     Profile, RunOutcome, TaskTool,
 };
+use crate::config::instructions::Instructions;
 use crate::config::{self, ConfigError};
 use crate::event::{AgentId, EventBus, EventKind};
 use crate::model::{Message, Model};
@@ -69,6 +70,8 @@ pub struct SessionOptions {
     pub hooks: Hooks,
     /// The sandbox every command runs in.
     pub sandbox: SandboxSettings,
+    /// Project instructions for the parent and the profiles that take them.
+    pub instructions: Instructions,
 }
 
 pub struct Session {
@@ -110,13 +113,18 @@ impl Session {
             header.light_model = options.light_model.clone();
             header.note = options.note.clone();
             header.sandbox = Some(sandbox.summary().clone());
+            header.instructions = options.instructions.files.clone();
             let writer = TraceWriter::create(path, &header)?;
             bus.add_recorder(Box::new(writer));
         }
         let approval_ids = Arc::new(AtomicU64::new(0));
         let policy = Arc::new(Policy::new(workspace.clone(), PermissionMode::Normal));
+        let mut profiles = options.profiles;
+        for child in profiles.iter_mut().filter(|p| p.instructions) {
+            with_instructions(child, &options.instructions);
+        }
         let launcher = Arc::new(Launcher::new(LauncherParts {
-            profiles: options.profiles,
+            profiles,
             models: Models {
                 model: options.model.clone(),
                 main_name: options.model_name.clone(),
@@ -135,7 +143,8 @@ impl Session {
         }));
         let mut tools = ToolRegistry::base();
         tools.register(Arc::new(TaskTool::new(launcher)));
-        let profile = Profile::parent(options.max_steps);
+        let mut profile = Profile::parent(options.max_steps);
+        with_instructions(&mut profile, &options.instructions);
         let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(policy.clone()))]);
         hooks.extend(options.hooks);
         let parent = Agent {
@@ -213,5 +222,12 @@ impl Session {
     /// The first trace write failure, if any: the session must say so.
     pub fn trace_error(&self) -> Option<String> {
         self.bus.recorder_error()
+    }
+}
+
+/// Adds the project instructions to a profile's system prompt.
+fn with_instructions(profile: &mut Profile, instructions: &Instructions) {
+    if !instructions.text.is_empty() {
+        profile.system_prompt = format!("{}\n\n{}", profile.system_prompt, instructions.text);
     }
 }

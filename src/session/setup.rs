@@ -97,6 +97,8 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
     let tools = ToolRegistry::base();
     let config = load_setup(&workspace, &tools.available())?;
     let agent_warnings = crate::config::agent_warnings(&config);
+    let instructions =
+        crate::config::instructions::load(&workspace, &crate::config::instructions::user_dirs());
     let env = |name: &str| std::env::var(name).ok();
     let settings = settings::resolve(&setup.flags, &env, &config.settings)?;
     let model = build_model(&settings, setup)?;
@@ -117,6 +119,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         max_steps: setup.max_steps,
         hooks: Hooks::default(),
         sandbox: setup.sandbox.settings(&config.settings.sandbox),
+        instructions: instructions.clone(),
     })?;
     let mut warnings: Vec<String> = config
         .settings
@@ -126,6 +129,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         .map(|ignored| format!("ignored {ignored}"))
         .collect();
     warnings.extend(agent_warnings);
+    warnings.extend(instructions.notes.iter().cloned());
     warnings.extend(session.sandbox().warning());
     let info = SessionInfo {
         provider: settings.provider.as_str().to_string(),
@@ -136,6 +140,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         cwd: session.workspace().root().display().to_string(),
         context_window: context_window(settings.provider.as_str(), &settings.model),
         sandbox: Some(session.sandbox().summary().clone()),
+        instructions: instructions.files,
     };
     Ok(Prepared {
         session,

@@ -24,6 +24,9 @@ pub struct TraceHeader {
     /// brood versions and of other tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<crate::protocol::SandboxSummary>,
+    /// The project instruction files (`AGENTS.md`…) in the parent's prompt.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instructions: Vec<String>,
 }
 
 impl TraceHeader {
@@ -40,6 +43,7 @@ impl TraceHeader {
             brood_version: env!("CARGO_PKG_VERSION").into(),
             note: None,
             sandbox: None,
+            instructions: Vec::new(),
         }
     }
 }

@@ -24,6 +24,7 @@ fn state() -> State {
         trace_path: None,
         cwd: "/tmp".into(),
         context_window: 200_000,
+        instructions: Vec::new(),
         sandbox: None,
     })
 }

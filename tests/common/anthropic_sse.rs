@@ -86,3 +86,16 @@ pub fn answered(body: &Value) -> bool {
                 .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"))
     })
 }
+
+/// A request's system prompt, from a string or from text blocks.
+pub fn system_text(body: &Value) -> String {
+    match &body["system"] {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}

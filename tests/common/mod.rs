@@ -69,6 +69,28 @@ impl Sandbox {
         self.run(&args)
     }
 
+    /// `brood run --provider anthropic ARGS` against the server at
+    /// `base_url`, with a key that is not real; asserts it exits 0 and
+    /// returns its output.
+    pub fn run_anthropic(&self, base_url: &str, args: &[&str]) -> Output {
+        let mut all = vec!["run", "--provider", "anthropic"];
+        all.extend_from_slice(args);
+        let out = self
+            .command(&all)
+            .env("ANTHROPIC_BASE_URL", base_url)
+            .env("ANTHROPIC_API_KEY", "test-key-not-real")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}\n{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        out
+    }
+
     /// Every trace file in the data folder.
     pub fn traces(&self) -> Vec<PathBuf> {
         let dir = self.data().join("brood/traces");

@@ -50,6 +50,11 @@ pub(super) fn read(text: &str, stem: &str) -> Result<Read, String> {
     draft.model = text_at("model");
     draft.max_steps = number_at("max_steps")?.map(|n| n as u32);
     draft.token_budget = number_at("token_budget")?;
+    draft.instructions = match table.get("instructions") {
+        None => None,
+        Some(toml::Value::Boolean(on)) => Some(*on),
+        Some(other) => return Err(format!("instructions must be true or false, not {other}")),
+    };
     draft.context_budget = number_at("context_budget")?;
     match text_at("contract").as_deref() {
         None | Some("text") => {}

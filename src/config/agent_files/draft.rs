@@ -38,6 +38,8 @@ pub(super) struct Draft {
     /// `sandbox_mode = "read-only"`).
     pub read_only: bool,
     pub color: Option<String>,
+    /// `instructions: true|false`: the project instructions in its prompt.
+    pub instructions: Option<bool>,
     /// What the reading of the file had to say.
     pub warnings: Vec<String>,
 }
@@ -57,6 +59,7 @@ impl Draft {
             explore: false,
             read_only: false,
             color: None,
+            instructions: None,
             warnings: Vec::new(),
         }
     }
@@ -140,6 +143,7 @@ impl Draft {
             profile.model = role;
             self.warnings.extend(note);
         }
+        profile.instructions = self.instructions.unwrap_or(profile.instructions);
         profile.max_steps = self.max_steps.or(profile.max_steps);
         profile.token_budget = self.token_budget.or(profile.token_budget);
         profile.context_budget = self.context_budget.or(profile.context_budget);

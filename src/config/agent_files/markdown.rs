@@ -186,6 +186,15 @@ fn common(mut draft: Draft, doc: &Document) -> Result<Draft, String> {
     draft.model = text_of(fields, "model");
     draft.color = text_of(fields, "color");
     draft.prompt = doc.body.clone();
+    draft.instructions = match fields.get("instructions") {
+        Some((Field::Flag(on), _)) => Some(*on),
+        Some((other, line)) => match other.text().as_deref() {
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            _ => return Err(format!("line {line}: instructions must be true or false")),
+        },
+        None => None,
+    };
     draft.token_budget = number(fields, "token_budget")?;
     draft.context_budget = number(fields, "context_budget")?;
     match text_of(fields, "contract").as_deref() {

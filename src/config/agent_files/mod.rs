@@ -66,13 +66,7 @@ const MAX_FILE_BYTES: u64 = 512 * 1024;
 /// The folders agent files are read from, in order: the user's (Claude
 /// Code's, opencode's, Codex's), then the workspace's.
 pub fn folders(workspace: &Path) -> Vec<(AgentFormat, PathBuf)> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let from_env = |var: &str, under_home: &str| {
-        std::env::var_os(var)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(under_home)))
-    };
+    let from_env = super::tool_dir;
     let mut folders = Vec::new();
     if let Some(claude) = from_env("CLAUDE_CONFIG_DIR", ".claude") {
         folders.push((AgentFormat::ClaudeCode, claude.join("agents")));

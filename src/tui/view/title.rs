@@ -35,6 +35,17 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     left.push(Span::styled("light ", theme.dim()));
     let light = info.light_model.as_deref().unwrap_or("= main");
     left.push(Span::raw(light.to_string()));
+    // The instruction files in the parent's prompt: their names when they
+    // fit in a third of the line, else how many.
+    if !info.instructions.is_empty() {
+        let names = info.instructions.join(", ");
+        let text = match width(&names) <= total / 3 {
+            true => names,
+            false => format!("{} instruction files", info.instructions.len()),
+        };
+        left.push(sep());
+        left.push(Span::styled(text, theme.dim()));
+    }
     let fixed: usize = left.iter().map(|s| width(&s.content)).sum();
     // What the models leave is shared by the cwd and the trace path, the
     // trace getting the larger part: its file name is the session's.

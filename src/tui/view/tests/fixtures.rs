@@ -31,6 +31,7 @@ pub(super) fn info() -> SessionInfo {
         trace_path: Some("/home/ada/.local/share/brood/traces/s-0107-ab12.jsonl".into()),
         cwd: "/home/ada/src/shop".into(),
         context_window: 200_000,
+        instructions: Vec::new(),
         sandbox: Some(crate::sandbox::SandboxSummary {
             mode: crate::sandbox::SandboxMode::WorkspaceWrite,
             network: crate::sandbox::Network::Off,

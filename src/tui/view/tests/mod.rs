@@ -37,6 +37,27 @@ fn empty_session() {
     assert_eq!(fg_at(&buf, "brood ·"), Color::Magenta);
 }
 
+/// The title names the instruction files in the parent's prompt, and only
+/// counts them when their names would crowd the line.
+#[test]
+fn title_names_the_instruction_files() {
+    let mut info = info();
+    info.instructions = vec!["~/.claude/CLAUDE.md".into(), "AGENTS.md".into()];
+    let state = State::new(info.clone());
+    let title = |state: &State| {
+        let buf = draw(state, &mut Ui::new(), 130, 24, &color());
+        let shown = text(&buf);
+        let line = shown.lines().find(|l| l.contains("brood ·"));
+        line.unwrap_or_default().to_string()
+    };
+    assert_snapshot!("title_instruction_files", title(&state));
+    info.instructions = (0..6)
+        .map(|i| format!("crates/part{i}/AGENTS.md"))
+        .collect();
+    let crowded = title(&State::new(info));
+    assert!(crowded.contains(" · 6 instruction files"), "{crowded}");
+}
+
 fn streaming() -> State {
     let mut s = Script::default();
     s.user(0, MAIN, "Explain the retry policy.")
