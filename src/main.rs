@@ -21,7 +21,7 @@ use std::io::{BufWriter, IsTerminal, Write};
 use brood::agent::{Approver, AutoApprove};
 use brood::config::load_setup;
 use brood::headless::{self, OutputFormat, RunExit};
-use brood::policy::classify_command;
+use brood::policy::classify_command_with;
 use brood::replay::PrintFormat;
 use brood::session::setup::{self, Prepared, SetupError};
 use brood::session::{ChannelApprover, Ending, drive};
@@ -33,11 +33,7 @@ fn main() -> ExitCode {
     init_logging();
     let result = match cli.command {
         None => workbench(&cli.model, &cli.session, None),
-        Some(Verb::CheckCommand { command }) => {
-            let verdict = classify_command(&command.join(" "));
-            println!("{}: {}", verdict.decision, verdict.reason);
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Verb::CheckCommand { command }) => check_command(&command.join(" ")),
         Some(Verb::Tool {
             name,
             input,
@@ -355,6 +351,16 @@ fn traces(args: &TracesArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `brood check-command`: the policy's word on one command, the user's
+/// permission rules for the current folder included.
+fn check_command(command: &str) -> anyhow::Result<ExitCode> {
+    let workspace = std::env::current_dir().context("cannot read the current folder")?;
+    let config = load_setup(&workspace, &ToolRegistry::base().available())?;
+    let verdict = classify_command_with(command, &config.rules.rules);
+    println!("{}: {}", verdict.decision, verdict.reason);
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `brood agents`: every profile a session in the workspace would offer.
 fn agents(cwd: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
     let workspace = match cwd {
@@ -404,8 +410,16 @@ fn tool(
         AutoApprove::DenyAll
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    for note in &config.rules.notes {
+        eprintln!("brood: {}", brood::text::visible(note));
+    }
     let run = runtime.block_on(brood::tool_cli::run_tool(
-        &workspace, name, input, approve, sandbox,
+        &workspace,
+        name,
+        input,
+        approve,
+        sandbox,
+        config.rules.rules.clone(),
     ))?;
     for warning in &run.warnings {
         eprintln!("brood: {}", brood::text::visible(warning));

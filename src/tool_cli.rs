@@ -66,12 +66,13 @@ pub async fn run_tool(
     input: &str,
     approve: AutoApprove,
     sandbox: SandboxSettings,
+    rules: crate::policy::UserRules,
 ) -> Result<ToolRun, ToolCliError> {
     let workspace = Arc::new(Workspace::new(workspace)?);
     let sandbox = Arc::new(Sandbox::prepare(sandbox, workspace.root())?);
     let warnings = sandbox.warning().into_iter().collect();
     let profile = Profile::parent(None);
-    let policy = Arc::new(Policy::new(workspace.clone(), PermissionMode::Normal));
+    let policy = Arc::new(Policy::new(workspace.clone(), PermissionMode::Normal).with_rules(rules));
     let agent = Agent {
         id: AgentId::Main,
         tools: Agent::tools_for(&profile, &ToolRegistry::base()),
@@ -118,6 +119,7 @@ mod tests {
             r#"{"pattern": "fn main"}"#,
             AutoApprove::DenyAll,
             SandboxSettings::default(),
+            Default::default(),
         )
         .await
         .unwrap()
@@ -130,6 +132,7 @@ mod tests {
             r#"{"path": "."}"#,
             AutoApprove::DenyAll,
             SandboxSettings::default(),
+            Default::default(),
         )
         .await
         .unwrap()
@@ -145,6 +148,7 @@ mod tests {
             "{pattern:",
             AutoApprove::DenyAll,
             SandboxSettings::default(),
+            Default::default(),
         )
         .await
         .unwrap()
@@ -156,6 +160,7 @@ mod tests {
             r#"{"command": "rm a.rs"}"#,
             AutoApprove::DenyAll,
             SandboxSettings::default(),
+            Default::default(),
         )
         .await
         .unwrap()
@@ -171,6 +176,7 @@ mod tests {
             r#"{"command": "rm a.rs"}"#,
             AutoApprove::AllowAll,
             SandboxSettings::default(),
+            Default::default(),
         )
         .await
         .unwrap()
@@ -183,6 +189,7 @@ mod tests {
             "{}",
             AutoApprove::DenyAll,
             SandboxSettings::default(),
+            Default::default(),
         )
         .await
         .unwrap()

@@ -12,6 +12,7 @@ use crate::agent::{AvailableTool, Profile, ProfileError};
 pub mod agent_files;
 pub mod instructions;
 mod listing;
+pub mod permissions;
 mod profiles;
 mod sandbox;
 pub mod settings;
@@ -123,6 +124,8 @@ struct ConfigFile {
     #[serde(default)]
     sandbox: sandbox::SandboxTable,
     #[serde(default)]
+    permissions: permissions::PermissionLists,
+    #[serde(default)]
     profiles: BTreeMap<String, profiles::RawProfile>,
 }
 
@@ -152,6 +155,8 @@ pub struct LoadedConfig {
     pub sources: BTreeMap<String, ProfileSource>,
     /// Agent files left out, each with why; said at start.
     pub skipped_agents: Vec<String>,
+    /// The user's permission rules, and what to say about them at start.
+    pub rules: permissions::LoadedRules,
 }
 
 /// Where a profile was defined, and what its definition lost on the way.
@@ -200,11 +205,16 @@ pub fn agent_warnings(config: &LoadedConfig) -> Vec<String> {
 /// every tool ([`agent_files::folders`]), then the `brood.toml` files, whose
 /// profiles win over an agent file's of the same name.
 pub fn load_setup(workspace: &Path, tools: &[AvailableTool]) -> Result<LoadedConfig, ConfigError> {
-    load(
+    let root = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let mut config = load(
         &config_files(workspace),
         &agent_files::folders(workspace),
+        &root,
         tools,
-    )
+    )?;
+    let settings = permissions::settings_files(workspace);
+    permissions::read_settings(&mut config.rules, &settings, &root)?;
+    Ok(config)
 }
 
 /// Reads the `brood.toml` `files` in order, no agent files. Profiles are
@@ -214,14 +224,18 @@ pub fn load_config(
     files: &[PathBuf],
     tools: &[AvailableTool],
 ) -> Result<LoadedConfig, ConfigError> {
-    load(files, &[], tools)
+    load(files, &[], Path::new("."), tools)
 }
 
+/// Reads the `brood.toml` `files` and the agent files in `agent_folders`;
+/// `root` is the workspace, for the paths of permission rules.
 fn load(
     files: &[PathBuf],
     agent_folders: &[(agent_files::AgentFormat, PathBuf)],
+    root: &Path,
     tools: &[AvailableTool],
 ) -> Result<LoadedConfig, ConfigError> {
+    let mut rules = permissions::LoadedRules::default();
     let mut settings = FileSettings::default();
     let mut profiles: BTreeMap<String, Profile> = BTreeMap::new();
     let mut sources: BTreeMap<String, ProfileSource> = BTreeMap::new();
@@ -262,12 +276,21 @@ fn load(
             max_response_secs,
             max_response_mb,
             sandbox,
+            permissions: lists,
             profiles: _,
         } = file;
         let owner = match config_dir().is_some_and(|dir| path.starts_with(dir)) {
             true => sandbox::Owner::User,
             false => sandbox::Owner::Workspace,
         };
+        let shown = permissions::shown(path, root);
+        let from_workspace = owner == sandbox::Owner::Workspace;
+        permissions::add_lists(&mut rules, &lists, &shown, from_workspace, root).map_err(
+            |message| ConfigError::Parse {
+                path: path.clone(),
+                message,
+            },
+        )?;
         settings.sandbox.merge(sandbox, path, owner)?;
         settings = FileSettings {
             provider: provider.or(settings.provider),
@@ -319,6 +342,7 @@ fn load(
         profiles: profiles.into_values().collect(),
         sources,
         skipped_agents: agents.skipped,
+        rules,
     })
 }
 

@@ -41,6 +41,8 @@ pub(crate) struct Analysis {
     /// written, or `None` when it has none (home, the stack) or one built from
     /// expansions. Paths after one no longer resolve from the workspace root.
     pub dir_changes: Vec<Option<String>>,
+    /// The words of every command the line runs, for the user's rules.
+    pub commands: Vec<Vec<String>>,
 }
 
 impl Analysis {

@@ -44,6 +44,13 @@ pub fn classify_command(command: &str) -> Verdict {
     analyze(command).verdict(&[])
 }
 
+/// [`classify_command`] with the user's permission rules on the verdict.
+pub fn classify_command_with(command: &str, rules: &super::UserRules) -> Verdict {
+    let analysis = analyze(command);
+    let verdict = analysis.verdict(&rules.allowed_prefixes());
+    super::with_rule(verdict, rules.for_command(command, &analysis.commands))
+}
+
 /// The prefix an approval dialog offers for "allow commands like this for the
 /// session": the command word and, for tools with subcommands, the subcommand
 /// (`git push`, `cargo publish`, `rm`). It is taken from the first command that
@@ -73,6 +80,7 @@ pub(crate) fn analyze(command: &str) -> Analysis {
         findings: walker.findings,
         first: walker.first,
         dir_changes: walker.dir_changes,
+        commands: walker.commands,
     }
 }
 
@@ -140,6 +148,8 @@ pub(super) struct Walker {
     pub findings: Vec<Finding>,
     first: Option<Vec<String>>,
     pub dir_changes: Vec<Option<String>>,
+    /// The words of every command the line runs, wrappers peeled off.
+    commands: Vec<Vec<String>>,
     nesting: usize,
     depth: usize,
     /// Where the command being checked runs.
@@ -343,6 +353,7 @@ impl Walker {
             if self.first.is_none() {
                 self.first = Some(texts(&cmd.words[i..]));
             }
+            self.commands.push(texts(&cmd.words[i..]));
             let name = command_name(&cmd.words[i].text);
             if ["cd", "pushd", "popd"].contains(&name.as_str()) {
                 self.change_dir(&name, &cmd.words[i + 1..]);

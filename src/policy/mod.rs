@@ -16,9 +16,11 @@ mod prefix;
 mod redirects;
 mod rules;
 mod shell;
+mod user_rules;
 mod wrappers;
 
-pub use command::{classify_command, command_prefix};
+pub use command::{classify_command, classify_command_with, command_prefix};
+pub use user_rules::{RuleList, UserRules};
 
 use std::sync::{Arc, Mutex};
 
@@ -65,6 +67,8 @@ pub struct Policy {
     /// Command prefixes the user approved for this session, each split into words;
     /// shared by the parent's policy and every child's (see `with_mode`).
     allowed_prefixes: Arc<Mutex<Vec<Vec<String>>>>,
+    /// The user's own allow/ask/deny rules (settings files, `brood.toml`).
+    rules: Arc<UserRules>,
 }
 
 impl Policy {
@@ -73,6 +77,15 @@ impl Policy {
             workspace,
             mode,
             allowed_prefixes: Arc::new(Mutex::new(Vec::new())),
+            rules: Arc::new(UserRules::default()),
+        }
+    }
+
+    /// The same policy with the user's rules on top.
+    pub fn with_rules(self, rules: UserRules) -> Policy {
+        Policy {
+            rules: Arc::new(rules),
+            ..self
         }
     }
 
@@ -84,6 +97,7 @@ impl Policy {
             workspace: self.workspace.clone(),
             mode,
             allowed_prefixes: self.allowed_prefixes.clone(),
+            rules: self.rules.clone(),
         }
     }
 
@@ -143,12 +157,38 @@ impl Policy {
                 }
             },
         }
-        match kind {
-            ToolKind::Read => self.check_read(tool, input),
-            ToolKind::Write => self.check_write(tool, input),
+        let (base, rule) = match kind {
+            ToolKind::Read => (
+                self.check_read(tool, input),
+                self.path_rule(tool, kind, input),
+            ),
+            ToolKind::Write => (
+                self.check_write(tool, input),
+                self.path_rule(tool, kind, input),
+            ),
             ToolKind::Exec => self.check_exec(tool, input),
-            ToolKind::Delegate => Verdict::new(Decision::Allow, "starting a subagent is allowed"),
+            ToolKind::Delegate => (
+                Verdict::new(Decision::Allow, "starting a subagent is allowed"),
+                None,
+            ),
+        };
+        with_rule(base, rule)
+    }
+
+    /// The user's rule about a file tool's call, on the path it names (the
+    /// workspace's root for a search without one).
+    fn path_rule(
+        &self,
+        tool: &str,
+        kind: ToolKind,
+        input: &Value,
+    ) -> Option<user_rules::RuleVerdict> {
+        if self.rules.is_empty() {
+            return None;
         }
+        let path = input.get("path").and_then(Value::as_str).unwrap_or(".");
+        self.rules
+            .for_path(tool, kind, &self.workspace.resolve(path).path)
     }
 
     fn check_read(&self, tool: &str, input: &Value) -> Verdict {
@@ -194,9 +234,12 @@ impl Policy {
         }
     }
 
-    fn check_exec(&self, tool: &str, input: &Value) -> Verdict {
+    fn check_exec(&self, tool: &str, input: &Value) -> (Verdict, Option<user_rules::RuleVerdict>) {
         let Some(command) = input.get("command").and_then(Value::as_str) else {
-            return Verdict::new(Decision::Deny, format!("{tool} has no command to check"));
+            return (
+                Verdict::new(Decision::Deny, format!("{tool} has no command to check")),
+                None,
+            );
         };
         let analysis = command::analyze(command);
         // Commands run in the workspace root, so a relative path resolves
@@ -210,8 +253,13 @@ impl Policy {
         });
         let approved = match leaves_the_root {
             true => Vec::new(),
-            false => self.prefixes().clone(),
+            false => {
+                let mut approved = self.prefixes().clone();
+                approved.extend(self.rules.allowed_prefixes());
+                approved
+            }
         };
+        let rule = self.rules.for_command(command, &analysis.commands);
         // A file the line would empty is no loss if nothing is there yet;
         // after a `cd` the text no longer tells where a relative path is.
         let changes_dir = !analysis.dir_changes.is_empty();
@@ -223,12 +271,31 @@ impl Policy {
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound
                 )
         };
-        analysis.verdict_within(
+        let verdict = analysis.verdict_within(
             &approved,
             &|path| self.workspace.resolve(path).inside,
             &missing,
-        )
+        );
+        (verdict, rule)
     }
+}
+
+/// The policy's own verdict with the user's rule on it: a `deny` rule
+/// denies, an `ask` rule asks unless the policy denies, an `allow` rule
+/// allows what the policy would ask about. The rule's word is the reason
+/// whenever it changed the decision.
+fn with_rule(base: Verdict, rule: Option<user_rules::RuleVerdict>) -> Verdict {
+    let Some(rule) = rule else {
+        return base;
+    };
+    let decision = match (rule.decision, base.decision) {
+        (Decision::Deny, _) => Decision::Deny,
+        (Decision::Ask, Decision::Deny) => return base,
+        (Decision::Ask, _) => Decision::Ask,
+        (Decision::Allow, Decision::Ask) => Decision::Allow,
+        (Decision::Allow, _) => return base,
+    };
+    Verdict::new(decision, rule.reason)
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use crate::config::instructions::Instructions;
 use crate::config::{self, ConfigError};
 use crate::event::{AgentId, EventBus, EventKind};
 use crate::model::{Message, Model};
-use crate::policy::{PermissionMode, Policy};
+use crate::policy::{PermissionMode, Policy, UserRules};
 use crate::sandbox::{Sandbox, SandboxError, SandboxSettings};
 use crate::tools::ToolRegistry;
 use crate::trace::{TraceError, TraceHeader, TraceWriter};
@@ -72,6 +72,8 @@ pub struct SessionOptions {
     pub sandbox: SandboxSettings,
     /// Project instructions for the parent and the profiles that take them.
     pub instructions: Instructions,
+    /// The user's permission rules, for every agent's policy.
+    pub rules: UserRules,
 }
 
 pub struct Session {
@@ -118,7 +120,9 @@ impl Session {
             bus.add_recorder(Box::new(writer));
         }
         let approval_ids = Arc::new(AtomicU64::new(0));
-        let policy = Arc::new(Policy::new(workspace.clone(), PermissionMode::Normal));
+        let policy = Arc::new(
+            Policy::new(workspace.clone(), PermissionMode::Normal).with_rules(options.rules),
+        );
         let mut profiles = options.profiles;
         for child in profiles.iter_mut().filter(|p| p.instructions) {
             with_instructions(child, &options.instructions);

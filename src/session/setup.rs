@@ -120,6 +120,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         hooks: Hooks::default(),
         sandbox: setup.sandbox.settings(&config.settings.sandbox),
         instructions: instructions.clone(),
+        rules: config.rules.rules.clone(),
     })?;
     let mut warnings: Vec<String> = config
         .settings
@@ -130,6 +131,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         .collect();
     warnings.extend(agent_warnings);
     warnings.extend(instructions.notes.iter().cloned());
+    warnings.extend(config.rules.notes.iter().cloned());
     warnings.extend(session.sandbox().warning());
     let info = SessionInfo {
         provider: settings.provider.as_str().to_string(),
