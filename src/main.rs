@@ -403,7 +403,8 @@ fn tool(
     for ignored in &config.settings.sandbox.ignored {
         eprintln!("brood: ignored {}", brood::text::visible(ignored));
     }
-    let sandbox = sandbox.request().settings(&config.settings.sandbox);
+    let mut sandbox = sandbox.request().settings(&config.settings.sandbox);
+    sandbox.unreadable = config.rules.unreadable(&workspace);
     let approve = if yes {
         AutoApprove::AllowAll
     } else {

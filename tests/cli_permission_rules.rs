@@ -64,13 +64,34 @@ fn brood_tool_meets_path_rules_from_brood_toml() {
         said.contains("`Read(./secrets/**)` in brood.toml denies"),
         "{said}"
     );
-    assert!(!said.contains("PRIVATE"), "{said}");
+    assert!(!said.contains("PRIVATE-"), "{said}");
     // A search from the root would walk into the folder: it is asked about.
     let grep = sb.run(&["tool", "grep", r#"{"pattern": "PRIVATE"}"#]);
     assert_eq!(grep.status.code(), Some(1));
     assert!(stdout(&grep).contains("would search paths `Read(./secrets/**)`"));
     let inside = sb.run(&["tool", "grep", r#"{"pattern": "key", "path": "src"}"#]);
     assert_eq!(inside.status.code(), Some(0), "{}", stdout(&inside));
+}
+
+/// A command does not read what a `Read` rule denies: the sandbox hides the
+/// folder (and shows a denied file as empty), whatever the command line.
+#[test]
+fn commands_cannot_read_what_a_read_rule_denies() {
+    let sb =
+        with_settings(json!({"permissions": {"deny": ["Read(./secrets/**)", "Read(./.env)"]}}));
+    sb.write("secrets/key.pem", "PRIVATE-KEY");
+    sb.write(".env", "TOKEN=PRIVATE-ENV");
+    sb.write("notes.txt", "public");
+    let script = r#"{"command": "cat secrets/key.pem .env notes.txt; grep -r PRIVATE . ; ls secrets | wc -l"}"#;
+    let out = sb.run(&["tool", "bash", script, "--yes"]);
+    let said = stdout(&out);
+    assert!(said.contains("public"), "{said}");
+    assert!(!said.contains("PRIVATE-"), "{said}");
+    // Still there for the user.
+    assert_eq!(
+        std::fs::read_to_string(sb.workspace().join(".env")).unwrap(),
+        "TOKEN=PRIVATE-ENV"
+    );
 }
 
 #[test]

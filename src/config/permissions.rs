@@ -40,6 +40,16 @@ pub struct LoadedRules {
     pub notes: Vec<String>,
 }
 
+impl LoadedRules {
+    /// What the sandbox hides from commands in `workspace`
+    /// ([`UserRules::unreadable_paths`]).
+    pub fn unreadable(&self, workspace: &Path) -> Vec<PathBuf> {
+        let root = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        self.rules.unreadable_paths(&root, home.as_deref())
+    }
+}
+
 /// The Claude Code settings files that apply to `workspace`, the user's
 /// first, each with whether the workspace brought it.
 pub fn settings_files(workspace: &Path) -> Vec<(PathBuf, bool)> {

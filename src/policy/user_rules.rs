@@ -139,6 +139,27 @@ impl UserRules {
         Ok(true)
     }
 
+    /// What `Read` deny rules name before their first wildcard, where that
+    /// is inside `root` (not `root` itself) or under `home`: the sandbox hides
+    /// them from commands, so `cat secrets/key` meets the rule as `read_file`
+    /// does. A rule whose wildcard comes first (`**/*.pem`) cannot be a
+    /// path, and one elsewhere (`//etc/**`) would break the commands
+    /// themselves; the policy alone holds those.
+    pub fn unreadable_paths(&self, root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+        self.rules
+            .iter()
+            .filter(|r| r.list == RuleList::Deny && r.target == Target::Read)
+            .filter_map(|r| match &r.matcher {
+                Matcher::Path { base, .. } => Some(base.clone()),
+                Matcher::All | Matcher::Prefix(_) | Matcher::Exact(_) => None,
+            })
+            .filter(|base| {
+                let under = |dir: &Path| base.starts_with(dir) && base != dir;
+                under(root) || home.is_some_and(under)
+            })
+            .collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
     }

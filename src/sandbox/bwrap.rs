@@ -49,8 +49,11 @@ pub(super) fn works(program: &Path, args: &[OsString]) -> Result<(), String> {
 /// Where a confined command may write and what it may not see.
 pub(super) struct Layout {
     pub writable: Vec<PathBuf>,
-    /// Folders replaced by an empty read-only one (brood's own config and data).
+    /// Folders replaced by an empty read-only one (brood's own config and
+    /// data, folders the user's rules deny reading).
     pub hidden: Vec<PathBuf>,
+    /// Files replaced by an empty one (`/dev/null`).
+    pub hidden_files: Vec<PathBuf>,
     pub network: Network,
     /// In a user namespace of its own, with further ones forbidden.
     pub userns: bool,
@@ -94,6 +97,9 @@ pub(super) fn confined_args(layout: &Layout) -> Vec<OsString> {
             "--remount-ro".into(),
             dir.into(),
         ]);
+    }
+    for file in &layout.hidden_files {
+        args.extend(["--ro-bind".into(), "/dev/null".into(), file.into()]);
     }
     if layout.seccomp {
         args.extend(["--seccomp".into(), SECCOMP_FD.to_string().into()]);

@@ -63,8 +63,11 @@ pub struct Sandbox {
     /// The session's private temporary folder (mode 0700), removed with the
     /// sandbox; `TMPDIR` inside.
     tmp: tempfile::TempDir,
-    /// brood's own folders, hidden from commands; found once, at start.
+    /// brood's own folders and the folders the user's rules deny reading,
+    /// hidden from commands; found once, at start.
     hidden: Vec<PathBuf>,
+    /// Files the user's rules deny reading, shown to commands as empty.
+    hidden_files: Vec<PathBuf>,
     mechanism: Mechanism,
     summary: SandboxSummary,
 }
@@ -111,9 +114,18 @@ impl Sandbox {
             workspace: std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf()),
             tmp,
             hidden: Vec::new(),
+            hidden_files: Vec::new(),
             mechanism: Mechanism::Unavailable,
         };
         sandbox.hidden = bwrap::hidden_dirs(&sandbox.writable_roots());
+        for path in &sandbox.settings.unreadable {
+            match std::fs::canonicalize(path) {
+                Ok(real) if real.is_dir() => sandbox.hidden.push(real),
+                Ok(real) => sandbox.hidden_files.push(real),
+                // Nothing there now: nothing to read either.
+                Err(_) => {}
+            }
+        }
         sandbox.mechanism = match (sandbox.settings.mode, program) {
             (SandboxMode::Off, Some(program)) => {
                 let reaper = bwrap::works(&program, &bwrap::reaper_args()).ok();
@@ -252,6 +264,7 @@ impl Sandbox {
         let writable = self.writable_roots();
         bwrap::confined_args(&bwrap::Layout {
             hidden: self.hidden.clone(),
+            hidden_files: self.hidden_files.clone(),
             writable,
             network: self.settings.network,
             userns,

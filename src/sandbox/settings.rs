@@ -13,4 +13,8 @@ pub struct SandboxSettings {
     pub network: Network,
     /// Folders a command may write besides the workspace and its temporary one.
     pub writable: Vec<PathBuf>,
+    /// Files and folders a command may not read at all (the user's `Read`
+    /// deny rules): a folder is replaced by an empty one, a file by an empty
+    /// file.
+    pub unreadable: Vec<PathBuf>,
 }

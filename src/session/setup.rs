@@ -59,6 +59,7 @@ impl SandboxRequest {
             mode: self.mode.or(file.mode).unwrap_or_default(),
             network,
             writable,
+            unreadable: Vec::new(),
         }
     }
 }
@@ -106,6 +107,8 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         "offline demo driver: no LLM is called; answers are assembled from real tool results"
             .to_string()
     });
+    let mut sandbox_settings = setup.sandbox.settings(&config.settings.sandbox);
+    sandbox_settings.unreadable = config.rules.unreadable(&workspace);
     let session = Session::start(SessionOptions {
         workspace,
         model,
@@ -118,7 +121,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         approver,
         max_steps: setup.max_steps,
         hooks: Hooks::default(),
-        sandbox: setup.sandbox.settings(&config.settings.sandbox),
+        sandbox: sandbox_settings,
         instructions: instructions.clone(),
         rules: config.rules.rules.clone(),
     })?;
