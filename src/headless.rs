@@ -72,7 +72,12 @@ pub async fn run(
     };
     match outcome.reason {
         TerminalReason::Completed => RunExit::Done,
-        TerminalReason::Interrupted => RunExit::Interrupted,
+        // Interrupted with a reason: something stopped the turn on purpose
+        // (a UserPromptSubmit hook), not the person.
+        TerminalReason::Interrupted => match outcome.error {
+            Some(why) => RunExit::Failed(why),
+            None => RunExit::Interrupted,
+        },
         reason @ (TerminalReason::MaxSteps
         | TerminalReason::TokenBudget
         | TerminalReason::ContextBudget

@@ -110,6 +110,7 @@ impl TextPrinter {
             EventKind::HookContinue { text } => {
                 self.line(out, &format!("> stop hook: {}", truncate_chars(text, 200)));
             }
+            EventKind::HookRun { .. } => self.line(out, &hook_line(&event.kind)),
             EventKind::Interrupted {} => self.line(out, "interrupted"),
             EventKind::Retry {
                 attempt,
@@ -176,6 +177,9 @@ impl TextPrinter {
             } => {
                 let text = retry_line(*attempt, *max_attempts, *wait_ms, reason);
                 self.line(out, &format!("  [{id}] {text}"));
+            }
+            EventKind::HookRun { .. } => {
+                self.line(out, &format!("  [{id}] {}", hook_line(&event.kind)));
             }
             // A hook sent the child back to work (a completion gate's
             // correction): its lane would not make sense without it.
@@ -301,3 +305,28 @@ fn truncate_chars(text: &str, max: usize) -> String {
 #[cfg(test)]
 #[path = "printer_tests.rs"]
 mod tests;
+
+/// `hook PreToolUse `./check.sh` blocked (exit 2): no pushes on Fridays`.
+fn hook_line(kind: &EventKind) -> String {
+    let EventKind::HookRun {
+        hook,
+        command,
+        outcome,
+        exit_code,
+        message,
+        ..
+    } = kind
+    else {
+        return String::new();
+    };
+    let command = truncate_chars(command, 60);
+    let code = exit_code
+        .map(|c| format!(" (exit {c})"))
+        .unwrap_or_default();
+    let mut line = format!("hook {hook} `{command}` {}{code}", outcome.as_str());
+    let said = truncate_chars(message.trim(), 200);
+    if !said.is_empty() {
+        line.push_str(&format!(": {said}"));
+    }
+    line
+}

@@ -198,32 +198,17 @@ fn a_parent_is_offered_an_agent_file_and_its_child_runs_as_the_file_says() {
         let body = request.json();
         let parent = tool_names(&body).iter().any(|n| n == "task");
         let stream = match (parent, answered(&body)) {
-            (true, false) => [
-                message_start(900),
-                tool_block(
-                    0,
+            (true, false) => tool_turn(
+                900,
+                &[(
                     "toolu_01Review",
                     "task",
-                    &[
-                        "{\"prompt\": \"Review src/lib.rs\", \"description\": \"review\", \
+                    "{\"prompt\": \"Review src/lib.rs\", \"description\": \"review\", \
                        \"subagent_type\": \"code-reviewer\"}",
-                    ],
-                ),
-                message_end("tool_use", 30),
-            ]
-            .concat(),
-            (false, _) => [
-                message_start(500),
-                text_block(0, &["src/lib.rs:1 subtracts where it should add."]),
-                message_end("end_turn", 20),
-            ]
-            .concat(),
-            (true, true) => [
-                message_start(1200),
-                text_block(0, &["The reviewer found a bug at src/lib.rs:1."]),
-                message_end("end_turn", 20),
-            ]
-            .concat(),
+                )],
+            ),
+            (false, _) => text_turn(500, "src/lib.rs:1 subtracts where it should add."),
+            (true, true) => text_turn(1200, "The reviewer found a bug at src/lib.rs:1."),
         };
         Reply::sse_per_event(&stream, Duration::ZERO)
     });

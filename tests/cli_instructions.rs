@@ -33,46 +33,29 @@ fn instructions_reach_the_parent_and_a_general_child_but_not_an_explorer() {
         let names = tool_names(&body);
         let stream = if names.iter().any(|n| n == "task") {
             if answered(&body) {
-                [
-                    message_start(1000),
-                    text_block(0, &["Done."]),
-                    message_end("end_turn", 5),
-                ]
-                .concat()
+                text_turn(1000, "Done.")
             } else {
-                [
-                    message_start(900),
-                    tool_block(
-                        0,
-                        "toolu_01Explore",
-                        "task",
-                        &["{\"prompt\": \"Find main\", \"subagent_type\": \"explore\"}"],
-                    ),
-                    tool_block(
-                        1,
-                        "toolu_01General",
-                        "task",
-                        &["{\"prompt\": \"Fix main\", \"subagent_type\": \"general\"}"],
-                    ),
-                    message_end("tool_use", 30),
-                ]
-                .concat()
+                tool_turn(
+                    900,
+                    &[
+                        (
+                            "toolu_01Explore",
+                            "task",
+                            r#"{"prompt": "Find main", "subagent_type": "explore"}"#,
+                        ),
+                        (
+                            "toolu_01General",
+                            "task",
+                            r#"{"prompt": "Fix main", "subagent_type": "general"}"#,
+                        ),
+                    ],
+                )
             }
         } else if names.iter().any(|n| n == "bash") {
-            [
-                message_start(400),
-                text_block(0, &["Fixed."]),
-                message_end("end_turn", 5),
-            ]
-            .concat()
+            text_turn(400, "Fixed.")
         } else {
             let report = r#"{"status": "completed", "summary": "main is in src/main.rs", "findings": [], "evidence": ["src/main.rs:1"], "unresolved_questions": []}"#;
-            [
-                message_start(300),
-                text_block(0, &[report]),
-                message_end("end_turn", 5),
-            ]
-            .concat()
+            text_turn(300, report)
         };
         Reply::sse_per_event(&stream, Duration::ZERO)
     });

@@ -106,23 +106,15 @@ fn a_model_s_call_a_rule_denies_is_refused_with_the_rule() {
     .unwrap();
     let server = StreamServer::start(|request, _| {
         let stream = match answered(&request.json()) {
-            false => [
-                message_start(500),
-                tool_block(
-                    0,
+            false => tool_turn(
+                500,
+                &[(
                     "toolu_01Push",
                     "bash",
-                    &[r#"{"command": "git push origin main"}"#],
-                ),
-                message_end("tool_use", 20),
-            ]
-            .concat(),
-            true => [
-                message_start(700),
-                text_block(0, &["Pushing is not allowed here."]),
-                message_end("end_turn", 10),
-            ]
-            .concat(),
+                    r#"{"command": "git push origin main"}"#,
+                )],
+            ),
+            true => text_turn(700, "Pushing is not allowed here."),
         };
         Reply::sse_per_event(&stream, Duration::ZERO)
     });

@@ -28,15 +28,18 @@ impl Agent {
             summary: self.tools.summarize(&call.name, &call.input),
         });
         let started = Instant::now();
-        let outcome = self.decide_and_run(call, cancel).await;
+        let mut outcome = self.decide_and_run(call, cancel).await;
+        let took = started.elapsed();
+        for said in self.hooks.post_tool_use(self.id, call, &outcome).await {
+            outcome.content = format!("{}\n\n{said}", outcome.content);
+        }
         self.publish(EventKind::ToolResult {
             call_id: call.id.clone(),
             name: call.name.clone(),
             is_error: outcome.is_error,
             content: outcome.content.as_str().into(),
-            duration_ms: started.elapsed().as_millis() as u64,
+            duration_ms: took.as_millis() as u64,
         });
-        self.hooks.post_tool_use(self.id, call, &outcome).await;
         outcome
     }
 

@@ -32,14 +32,31 @@ pub trait Hook: Send + Sync {
         None
     }
 
-    /// Sees every result, after the model's copy of it is fixed.
-    async fn post_tool_use(&self, _agent: AgentId, _call: &ToolCall, _outcome: &ToolOutcome) {}
+    /// Sees every result before the model does; text returned here is added
+    /// to the result the model reads.
+    async fn post_tool_use(
+        &self,
+        _agent: AgentId,
+        _call: &ToolCall,
+        _outcome: &ToolOutcome,
+    ) -> Option<String> {
+        None
+    }
 
     /// Called when the model would stop; a message returned here is sent to the
     /// model as a user message and the run goes on (it costs a step).
     async fn stop(&self, _agent: AgentId, _final_text: &str) -> Option<String> {
         None
     }
+
+    /// Sees a prompt before the parent does: an error blocks it (the reason
+    /// is said), text returned goes with it as context.
+    async fn user_prompt_submit(&self, _prompt: &str) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+
+    /// A child was started.
+    async fn subagent_start(&self, _agent: AgentId, _profile: &str, _prompt: &str) {}
 }
 
 /// The permission policy as a PreToolUse hook.
@@ -88,9 +105,32 @@ impl Hooks {
         verdict
     }
 
-    pub async fn post_tool_use(&self, agent: AgentId, call: &ToolCall, outcome: &ToolOutcome) {
+    /// What every PostToolUse hook adds for the model, in order.
+    pub async fn post_tool_use(
+        &self,
+        agent: AgentId,
+        call: &ToolCall,
+        outcome: &ToolOutcome,
+    ) -> Vec<String> {
+        let mut said = Vec::new();
         for hook in &self.0 {
-            hook.post_tool_use(agent, call, outcome).await;
+            said.extend(hook.post_tool_use(agent, call, outcome).await);
+        }
+        said
+    }
+
+    /// The first block, or every hook's context joined.
+    pub async fn user_prompt_submit(&self, prompt: &str) -> Result<Option<String>, String> {
+        let mut context = Vec::new();
+        for hook in &self.0 {
+            context.extend(hook.user_prompt_submit(prompt).await?);
+        }
+        Ok((!context.is_empty()).then(|| context.join("\n")))
+    }
+
+    pub async fn subagent_start(&self, agent: AgentId, profile: &str, prompt: &str) {
+        for hook in &self.0 {
+            hook.subagent_start(agent, profile, prompt).await;
         }
     }
 

@@ -220,6 +220,10 @@ impl Launcher {
                 text: request.prompt.clone(),
             },
         );
+        self.parts
+            .hooks
+            .subagent_start(child, &profile.name, &request.prompt)
+            .await;
         let agent = self.child_agent(child, &profile, model_name.clone());
         let started = Instant::now();
         let child_cancel = cancel.clone();

@@ -7,12 +7,14 @@
 //! hook continues) or a limit ends it. Every step is an event on the bus.
 
 mod call;
+mod command_hooks;
 mod contract;
 mod hooks;
 mod launcher;
 mod profile;
 mod task;
 
+pub use command_hooks::CommandHooks;
 pub use contract::{ContractError, ExploreResult, ExploreStatus, parse_explore_result};
 pub use hooks::{
     ApprovalRequest, Approver, AutoApprove, DENIED_BY_USER, Hook, Hooks, PolicyHook, ToolOutcome,

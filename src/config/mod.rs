@@ -10,6 +10,7 @@ use serde::Deserialize;
 use crate::agent::{AvailableTool, Profile, ProfileError};
 
 pub mod agent_files;
+pub mod hooks;
 pub mod instructions;
 mod listing;
 pub mod permissions;
@@ -126,6 +127,8 @@ struct ConfigFile {
     #[serde(default)]
     permissions: permissions::PermissionLists,
     #[serde(default)]
+    hooks: BTreeMap<String, Vec<hooks::TomlHook>>,
+    #[serde(default)]
     profiles: BTreeMap<String, profiles::RawProfile>,
 }
 
@@ -157,6 +160,8 @@ pub struct LoadedConfig {
     pub skipped_agents: Vec<String>,
     /// The user's permission rules, and what to say about them at start.
     pub rules: permissions::LoadedRules,
+    /// The user's command hooks.
+    pub hooks: hooks::LoadedHooks,
 }
 
 /// Where a profile was defined, and what its definition lost on the way.
@@ -213,7 +218,7 @@ pub fn load_setup(workspace: &Path, tools: &[AvailableTool]) -> Result<LoadedCon
         tools,
     )?;
     let settings = permissions::settings_files(workspace);
-    permissions::read_settings(&mut config.rules, &settings, &root)?;
+    permissions::read_settings(&mut config.rules, &mut config.hooks, &settings, &root)?;
     Ok(config)
 }
 
@@ -236,6 +241,7 @@ fn load(
     tools: &[AvailableTool],
 ) -> Result<LoadedConfig, ConfigError> {
     let mut rules = permissions::LoadedRules::default();
+    let mut hooks = hooks::LoadedHooks::default();
     let mut settings = FileSettings::default();
     let mut profiles: BTreeMap<String, Profile> = BTreeMap::new();
     let mut sources: BTreeMap<String, ProfileSource> = BTreeMap::new();
@@ -277,6 +283,7 @@ fn load(
             max_response_mb,
             sandbox,
             permissions: lists,
+            hooks: hook_tables,
             profiles: _,
         } = file;
         let owner = match config_dir().is_some_and(|dir| path.starts_with(dir)) {
@@ -285,6 +292,7 @@ fn load(
         };
         let shown = permissions::shown(path, root);
         let from_workspace = owner == sandbox::Owner::Workspace;
+        hooks.add_toml(&hook_tables, &shown, from_workspace);
         permissions::add_lists(&mut rules, &lists, &shown, from_workspace, root).map_err(
             |message| ConfigError::Parse {
                 path: path.clone(),
@@ -343,6 +351,7 @@ fn load(
         sources,
         skipped_agents: agents.skipped,
         rules,
+        hooks,
     })
 }
 

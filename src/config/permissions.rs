@@ -31,6 +31,8 @@ pub(super) struct PermissionLists {
 struct SettingsFile {
     #[serde(default)]
     permissions: PermissionLists,
+    #[serde(default)]
+    hooks: Option<serde_json::Value>,
 }
 
 /// The rules of a session, and what to say about them at start.
@@ -102,9 +104,11 @@ pub(super) fn add_lists(
     Ok(())
 }
 
-/// Reads the settings `files` into `loaded`.
+/// Reads the settings `files`: their rules into `loaded`, their hooks into
+/// `hooks`.
 pub(super) fn read_settings(
     loaded: &mut LoadedRules,
+    hooks: &mut super::hooks::LoadedHooks,
     files: &[(PathBuf, bool)],
     root: &Path,
 ) -> Result<(), ConfigError> {
@@ -119,12 +123,16 @@ pub(super) fn read_settings(
                 message: format!("{e} (its permission rules cannot be left out)"),
             })?;
         let shown = shown(path, root);
-        add_lists(loaded, &settings.permissions, &shown, *from_workspace, root).map_err(
-            |message| ConfigError::Parse {
-                path: path.clone(),
-                message,
-            },
-        )?;
+        let error = |message| ConfigError::Parse {
+            path: path.clone(),
+            message,
+        };
+        add_lists(loaded, &settings.permissions, &shown, *from_workspace, root).map_err(error)?;
+        if let Some(value) = &settings.hooks {
+            hooks
+                .add_settings(value, &shown, *from_workspace)
+                .map_err(error)?;
+        }
     }
     Ok(())
 }

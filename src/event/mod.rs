@@ -132,6 +132,32 @@ pub enum DecidedBy {
     User,
 }
 
+/// How a command hook ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookOutcome {
+    /// Exit 0: the session goes on as it would have.
+    Continued,
+    /// Exit 2, or a `block`/`deny` answer: the call is refused, or the agent
+    /// goes on instead of stopping.
+    Blocked,
+    /// Any other exit, or an answer brood cannot read: said, and ignored.
+    Failed,
+    /// It ran past its timeout and was killed: said, and ignored.
+    TimedOut,
+}
+
+impl HookOutcome {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            HookOutcome::Continued => "continued",
+            HookOutcome::Blocked => "blocked",
+            HookOutcome::Failed => "failed",
+            HookOutcome::TimedOut => "timed out",
+        }
+    }
+}
+
 /// Why an agent's run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -229,6 +255,19 @@ pub enum EventKind {
     },
     /// A Stop hook asked the agent to continue with this message.
     HookContinue { text: String },
+    /// A command hook of the user's ran (`PreToolUse`, `Stop`, …).
+    HookRun {
+        /// The hook point, as Claude Code names it: `PreToolUse`…
+        hook: String,
+        command: String,
+        outcome: HookOutcome,
+        #[serde(default)]
+        exit_code: Option<i32>,
+        /// What it said: the reason of a block, the stderr of a failure.
+        #[serde(default)]
+        message: String,
+        duration_ms: u64,
+    },
     /// The agent's run ended.
     TurnEnd {
         reason: TerminalReason,
@@ -292,6 +331,7 @@ impl EventKind {
             EventKind::PermissionDecision { .. } => "permission_decision",
             EventKind::ToolResult { .. } => "tool_result",
             EventKind::HookContinue { .. } => "hook_continue",
+            EventKind::HookRun { .. } => "hook_run",
             EventKind::TurnEnd { .. } => "turn_end",
             EventKind::Error { .. } => "error",
             EventKind::Retry { .. } => "retry",
@@ -330,6 +370,12 @@ impl EventKind {
                 clean(reason);
             }
             EventKind::PermissionDecision { reason, .. } => clean(reason),
+            EventKind::HookRun {
+                command, message, ..
+            } => {
+                clean(command);
+                clean(message);
+            }
             EventKind::SubagentStart {
                 description,
                 prompt,

@@ -16,12 +16,13 @@ use std::sync::atomic::AtomicU64;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{
-    Agent, Approver, DEFAULT_MAX_TOKENS, Hooks, Launcher, LauncherParts, Models, PolicyHook,
-    Profile, RunOutcome, TaskTool,
+    Agent, Approver, CommandHooks, DEFAULT_MAX_TOKENS, Hooks, Launcher, LauncherParts, Models,
+    PolicyHook, Profile, RunOutcome, TaskTool,
 };
+use crate::config::hooks::HookSpec;
 use crate::config::instructions::Instructions;
 use crate::config::{self, ConfigError};
-use crate::event::{AgentId, EventBus, EventKind};
+use crate::event::{AgentId, EventBus, EventKind, TerminalReason};
 use crate::model::{Message, Model};
 use crate::policy::{PermissionMode, Policy, UserRules};
 use crate::sandbox::{Sandbox, SandboxError, SandboxSettings};
@@ -74,6 +75,8 @@ pub struct SessionOptions {
     pub instructions: Instructions,
     /// The user's permission rules, for every agent's policy.
     pub rules: UserRules,
+    /// The user's command hooks (`PreToolUse`, `Stop`, …).
+    pub command_hooks: Vec<HookSpec>,
 }
 
 pub struct Session {
@@ -120,6 +123,19 @@ impl Session {
             bus.add_recorder(Box::new(writer));
         }
         let approval_ids = Arc::new(AtomicU64::new(0));
+        // The user's command hooks run for the parent and every child, after
+        // the policy and the session's own hooks.
+        let mut extra_hooks = options.hooks;
+        if !options.command_hooks.is_empty() {
+            extra_hooks.extend(Hooks::new(vec![Arc::new(CommandHooks::new(
+                options.command_hooks,
+                id.clone(),
+                workspace.root().to_path_buf(),
+                trace_path.clone(),
+                sandbox.clone(),
+                bus.clone(),
+            ))]));
+        }
         let policy = Arc::new(
             Policy::new(workspace.clone(), PermissionMode::Normal).with_rules(options.rules),
         );
@@ -140,7 +156,7 @@ impl Session {
             policy: policy.clone(),
             bus: bus.clone(),
             approver: options.approver.clone(),
-            hooks: options.hooks.clone(),
+            hooks: extra_hooks.clone(),
             approval_ids: approval_ids.clone(),
             max_tokens: DEFAULT_MAX_TOKENS,
             max_parallel: options.max_parallel,
@@ -150,7 +166,7 @@ impl Session {
         let mut profile = Profile::parent(options.max_steps);
         with_instructions(&mut profile, &options.instructions);
         let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(policy.clone()))]);
-        hooks.extend(options.hooks);
+        hooks.extend(extra_hooks);
         let parent = Agent {
             id: AgentId::Main,
             tools: Agent::tools_for(&profile, &tools),
@@ -203,18 +219,60 @@ impl Session {
 
     /// Sends one user message to the parent and runs it to the end of its turn.
     pub async fn send(&mut self, text: &str, cancel: &CancellationToken) -> RunOutcome {
+        let context = match self.parent.hooks.user_prompt_submit(text).await {
+            Ok(context) => context,
+            Err(reason) => return self.blocked_prompt(&reason),
+        };
         self.bus.publish(
             AgentId::Main,
             EventKind::UserMessage {
                 text: text.to_string(),
             },
         );
-        self.messages.push(Message::user_text(text));
+        // What a UserPromptSubmit hook printed goes with the prompt.
+        let sent = match context {
+            Some(context) => format!("{text}\n\n{context}"),
+            None => text.to_string(),
+        };
+        self.messages.push(Message::user_text(&sent));
         let outcome = self.parent.run(&mut self.messages, cancel).await;
         // The trace is made durable at every turn's end; a failure is kept and
         // reported by `trace_error`.
         let _ = self.bus.sync();
         outcome
+    }
+
+    /// A prompt a UserPromptSubmit hook blocked: it never reaches the model,
+    /// and the turn ends at once, saying why.
+    fn blocked_prompt(&self, reason: &str) -> RunOutcome {
+        let message = match reason.trim() {
+            "" => "a UserPromptSubmit hook blocked the prompt".to_string(),
+            why => format!("a UserPromptSubmit hook blocked the prompt: {why}"),
+        };
+        self.bus.publish(
+            AgentId::Main,
+            EventKind::Error {
+                message: message.clone(),
+            },
+        );
+        self.bus.publish(
+            AgentId::Main,
+            EventKind::TurnEnd {
+                reason: TerminalReason::Interrupted,
+                steps: 0,
+                usage: Default::default(),
+            },
+        );
+        let _ = self.bus.sync();
+        RunOutcome {
+            reason: TerminalReason::Interrupted,
+            final_text: String::new(),
+            steps: 0,
+            usage: Default::default(),
+            error: Some(message),
+            result: None,
+            tool_counts: Default::default(),
+        }
     }
 
     /// Records that the user interrupted the session; the last event of its trace.

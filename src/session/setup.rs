@@ -124,6 +124,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         sandbox: sandbox_settings,
         instructions: instructions.clone(),
         rules: config.rules.rules.clone(),
+        command_hooks: config.hooks.hooks.clone(),
     })?;
     let mut warnings: Vec<String> = config
         .settings
@@ -135,6 +136,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
     warnings.extend(agent_warnings);
     warnings.extend(instructions.notes.iter().cloned());
     warnings.extend(config.rules.notes.iter().cloned());
+    warnings.extend(config.hooks.notes.iter().cloned());
     warnings.extend(session.sandbox().warning());
     let info = SessionInfo {
         provider: settings.provider.as_str().to_string(),

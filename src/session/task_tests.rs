@@ -33,6 +33,7 @@ fn start(dir: &std::path::Path, script: &serde_json::Value) -> Running {
         approver: approver.clone(),
         max_steps: None,
         hooks: Hooks::default(),
+        command_hooks: Vec::new(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

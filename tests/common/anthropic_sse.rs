@@ -99,3 +99,22 @@ pub fn system_text(body: &Value) -> String {
         _ => String::new(),
     }
 }
+
+/// A whole answer of one text block.
+pub fn text_turn(input_tokens: u64, text: &str) -> String {
+    [
+        message_start(input_tokens),
+        text_block(0, &[text]),
+        message_end("end_turn", 5),
+    ]
+    .concat()
+}
+
+/// A whole answer of tool calls, each `(id, name, input as JSON)`.
+pub fn tool_turn(input_tokens: u64, calls: &[(&str, &str, &str)]) -> String {
+    let mut out = message_start(input_tokens);
+    for (i, (id, name, input)) in calls.iter().enumerate() {
+        out += &tool_block(i, id, name, &[input]);
+    }
+    out + &message_end("tool_use", 20)
+}

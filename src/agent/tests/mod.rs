@@ -306,8 +306,9 @@ impl Hook for DenyTool {
         })
     }
 
-    async fn post_tool_use(&self, _: AgentId, _: &ToolCall, _: &ToolOutcome) {
+    async fn post_tool_use(&self, _: AgentId, _: &ToolCall, _: &ToolOutcome) -> Option<String> {
         self.post_calls.fetch_add(1, Ordering::SeqCst);
+        None
     }
 
     async fn stop(&self, _: AgentId, final_text: &str) -> Option<String> {

@@ -33,6 +33,7 @@ fn world(script: Value, light_model: Option<&str>, max_parallel: usize) -> World
         approver: Arc::new(AutoApprove::DenyAll),
         max_steps: None,
         hooks: Hooks::default(),
+        command_hooks: Vec::new(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -506,6 +506,7 @@ async fn a_question_is_answered_end_to_end_through_a_real_session() {
         approver: Arc::new(AutoApprove::DenyAll),
         max_steps: None,
         hooks: Hooks::default(),
+        command_hooks: Vec::new(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -133,6 +133,7 @@ impl LaneBuf {
                 | EventKind::PermissionDecision { .. }
                 | EventKind::ToolResult { .. }
                 | EventKind::HookContinue { .. }
+                | EventKind::HookRun { .. }
                 | EventKind::TurnEnd { .. }
                 | EventKind::Error { .. }
                 | EventKind::Retry { .. }

@@ -114,6 +114,15 @@ impl State {
             EventKind::HookContinue { text } => child
                 .transcript
                 .push(TranscriptItem::Note(format!("stop hook: {text}"))),
+            EventKind::HookRun {
+                hook,
+                outcome,
+                message,
+                ..
+            } => child.transcript.push(TranscriptItem::Note(format!(
+                "hook {hook} {}: {message}",
+                outcome.as_str()
+            ))),
             EventKind::SubagentEnd {
                 reason,
                 summary,

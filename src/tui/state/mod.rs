@@ -171,6 +171,7 @@ impl State {
             | EventKind::PermissionDecision { .. }
             | EventKind::ToolResult { .. }
             | EventKind::HookContinue { .. }
+            | EventKind::HookRun { .. }
             | EventKind::TurnEnd { .. }
             | EventKind::Interrupted {}
             | EventKind::SubagentStart { .. }
@@ -223,6 +224,22 @@ impl State {
             EventKind::HookContinue { text } => {
                 self.notice(NoticeLevel::Info, format!("stop hook: {text}"))
             }
+            EventKind::HookRun {
+                hook,
+                outcome,
+                message,
+                ..
+            } => match outcome {
+                crate::event::HookOutcome::Continued => {}
+                crate::event::HookOutcome::Blocked => {
+                    self.notice(NoticeLevel::Info, format!("hook {hook} blocked: {message}"))
+                }
+                crate::event::HookOutcome::Failed | crate::event::HookOutcome::TimedOut => self
+                    .notice(
+                        NoticeLevel::Warning,
+                        format!("hook {hook} {}: {message}", outcome.as_str()),
+                    ),
+            },
             EventKind::Error { message } => self.notice(NoticeLevel::Error, message.clone()),
             EventKind::Interrupted {} => self.notice(NoticeLevel::Warning, "interrupted".into()),
             EventKind::TurnEnd { reason, .. } => {

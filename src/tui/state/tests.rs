@@ -30,6 +30,7 @@ async fn record(script: serde_json::Value, approve: AutoApprove) -> Vec<Event> {
         approver: Arc::new(approve),
         max_steps: None,
         hooks: Hooks::default(),
+        command_hooks: Vec::new(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -52,6 +52,13 @@ impl Mark {
             | EventKind::PermissionDecision { .. }
             | EventKind::HookContinue { .. }
             | EventKind::TurnEnd { .. } => Mark::Plain,
+            EventKind::HookRun { outcome, .. } => match outcome {
+                crate::event::HookOutcome::Continued => Mark::Plain,
+                crate::event::HookOutcome::Blocked => Mark::Waiting,
+                crate::event::HookOutcome::Failed | crate::event::HookOutcome::TimedOut => {
+                    Mark::Failed
+                }
+            },
         }
     }
 }
@@ -96,6 +103,12 @@ fn timeline_detail(kind: &EventKind) -> String {
         EventKind::UserMessage { text }
         | EventKind::TextDelta { text }
         | EventKind::HookContinue { text } => short(text),
+        EventKind::HookRun {
+            hook,
+            command,
+            outcome,
+            ..
+        } => short(&format!("{hook} {command} {}", outcome.as_str())),
         EventKind::ModelRequest {
             step,
             model,

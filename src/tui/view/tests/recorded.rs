@@ -36,6 +36,7 @@ async fn record(script: serde_json::Value) -> Vec<Event> {
         approver: Arc::new(AutoApprove::DenyAll),
         max_steps: None,
         hooks: Hooks::default(),
+        command_hooks: Vec::new(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

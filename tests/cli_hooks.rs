@@ -1,0 +1,208 @@
+//! The user's command hooks through the binary, against a local server
+//! speaking the Anthropic wire format: a PreToolUse hook that blocks a call,
+//! a SubagentStop hook that makes a child go on, one that times out and
+//! fails open, a UserPromptSubmit hook that stops a prompt. Every run is a
+//! `hook_run` event in the trace.
+
+mod common;
+
+use std::time::Duration;
+
+use common::anthropic_sse::*;
+use common::stream_server::*;
+use common::{Sandbox, stderr, stdout};
+use serde_json::{Value, json};
+
+fn trace_events(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn hook_runs(events: &[Value]) -> Vec<&Value> {
+    events.iter().filter(|e| e["type"] == "hook_run").collect()
+}
+
+fn results_of(body: &Value) -> Vec<Value> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "tool_result")
+        .collect()
+}
+
+/// One bash call, then a closing sentence.
+fn one_call(command: &'static str) -> StreamServer {
+    StreamServer::start(move |request, _| {
+        let stream = match answered(&request.json()) {
+            false => tool_turn(
+                500,
+                &[(
+                    "toolu_01Call",
+                    "bash",
+                    &json!({"command": command}).to_string(),
+                )],
+            ),
+            true => text_turn(700, "Done."),
+        };
+        Reply::sse_per_event(&stream, Duration::ZERO)
+    })
+}
+
+#[test]
+fn a_pre_tool_use_hook_blocks_a_call_and_the_model_reads_why() {
+    let sb = Sandbox::new();
+    sb.write(
+        "hooks/no-push.sh",
+        "input=$(cat)\ncase \"$input\" in *'\"command\":\"git push'*) echo 'no pushes on Fridays' >&2; exit 2;; esac\n",
+    );
+    sb.write(
+        "brood.toml",
+        "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"bash hooks/no-push.sh\"\n",
+    );
+    let server = one_call("git push origin main");
+    let trace = sb.root.path().join("t.jsonl");
+    let out = sb.run_anthropic(
+        &server.base_url(),
+        &[
+            "--model",
+            "claude-test",
+            "--trace",
+            trace.to_str().unwrap(),
+            "push it",
+        ],
+    );
+    let result = &results_of(&server.requests()[1].json())[0];
+    assert_eq!(result["is_error"], true);
+    let text = result["content"].to_string();
+    assert!(
+        text.contains("a PreToolUse hook blocked it: no pushes on Fridays"),
+        "{text}"
+    );
+    let events = trace_events(&trace);
+    let runs = hook_runs(&events);
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0]["hook"], "PreToolUse");
+    assert_eq!(runs[0]["outcome"], "blocked");
+    assert_eq!(runs[0]["exit_code"], 2);
+    assert!(stdout(&out).contains("hook PreToolUse"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_hook_that_runs_too_long_fails_open_with_a_warning() {
+    let sb = Sandbox::new();
+    sb.write(
+        "brood.toml",
+        "[[hooks.PreToolUse]]\ncommand = \"sleep 5\"\ntimeout = 1\n",
+    );
+    let server = one_call("echo ran-anyway");
+    let trace = sb.root.path().join("t.jsonl");
+    sb.run_anthropic(
+        &server.base_url(),
+        &[
+            "--model",
+            "claude-test",
+            "--trace",
+            trace.to_str().unwrap(),
+            "go",
+        ],
+    );
+    let result = &results_of(&server.requests()[1].json())[0];
+    assert!(
+        result["content"].to_string().contains("ran-anyway"),
+        "{result}"
+    );
+    let events = trace_events(&trace);
+    let runs = hook_runs(&events);
+    assert_eq!(runs[0]["outcome"], "timed_out", "{runs:?}");
+    assert!(runs[0]["duration_ms"].as_u64().unwrap() < 4000);
+}
+
+#[test]
+fn a_subagent_stop_hook_from_claude_settings_makes_the_child_go_on() {
+    let sb = Sandbox::new();
+    let claude = sb.root.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let hook = r#"input=$(cat); case "$input" in *'"stop_hook_active":false'*) echo "also run the tests" >&2; exit 2;; esac"#;
+    std::fs::write(
+        claude.join("settings.json"),
+        json!({"hooks": {"SubagentStop": [{"hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let server = StreamServer::start(|request, _| {
+        let body = request.json();
+        let parent = tool_names(&body).iter().any(|n| n == "task");
+        let stream = match (parent, answered(&body)) {
+            (true, false) => tool_turn(
+                900,
+                &[(
+                    "toolu_01Task",
+                    "task",
+                    r#"{"prompt": "Fix the bug", "subagent_type": "general"}"#,
+                )],
+            ),
+            (true, true) => text_turn(900, "All done."),
+            (false, _) => text_turn(300, "Fixed."),
+        };
+        Reply::sse_per_event(&stream, Duration::ZERO)
+    });
+    sb.run_anthropic(
+        &server.base_url(),
+        &["--model", "claude-test", "--no-trace", "fix it"],
+    );
+    let child_requests: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|r| r.json())
+        .filter(|b| !tool_names(b).iter().any(|n| n == "task"))
+        .collect();
+    assert_eq!(
+        child_requests.len(),
+        2,
+        "the child went on once, then stopped"
+    );
+    let last = child_requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .to_string();
+    assert!(last.contains("also run the tests"), "{last}");
+}
+
+#[test]
+fn a_user_prompt_submit_hook_stops_a_prompt_before_the_model_sees_it() {
+    let sb = Sandbox::new();
+    sb.write(
+        "brood.toml",
+        "[[hooks.UserPromptSubmit]]\ncommand = 'grep -q password && { echo \"no secrets in prompts\" >&2; exit 2; }; exit 0'\n",
+    );
+    let server = one_call("true");
+    let out = sb
+        .command(&[
+            "run",
+            "--provider",
+            "anthropic",
+            "--model",
+            "claude-test",
+            "--no-trace",
+            "my password is hunter2",
+        ])
+        .env("ANTHROPIC_BASE_URL", server.base_url())
+        .env("ANTHROPIC_API_KEY", "test-key-not-real")
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert_eq!(server.request_count(), 0, "the prompt never left");
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        said.contains("blocked the prompt: no secrets in prompts"),
+        "{said}"
+    );
+}
