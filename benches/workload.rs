@@ -108,6 +108,7 @@ impl Workload {
                     max_steps: Some(12),
                     token_budget: Some(32_000),
                     context_budget: Some(16_000),
+                    color: None,
                 },
             );
             for step in 1..=4 {

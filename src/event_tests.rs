@@ -77,6 +77,7 @@ fn wire_names_are_the_serialized_tags() {
             max_steps: None,
             token_budget: None,
             context_budget: None,
+            color: None,
         },
         EventKind::SubagentEnd {
             reason: TerminalReason::Completed,

@@ -220,6 +220,7 @@ fn a_parent_is_offered_an_agent_file_and_its_child_runs_as_the_file_says() {
             "--light-model",
             "claude-light-test",
             "--no-trace",
+            "--json",
             "Review my change",
         ],
     );
@@ -277,4 +278,12 @@ fn a_parent_is_offered_an_agent_file_and_its_child_runs_as_the_file_says() {
     let err = stderr(&out);
     assert!(err.contains("no WebFetch"), "{err}");
     assert!(err.contains("broken.md"), "{err}");
+    // The file's color goes with the child, for its id on screen.
+    let start: Value = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["type"] == "subagent_start")
+        .expect("the child started");
+    assert_eq!(start["profile"], "code-reviewer");
+    assert_eq!(start["color"], "yellow");
 }

@@ -212,6 +212,7 @@ impl Launcher {
                 max_steps: profile.max_steps,
                 token_budget: profile.token_budget,
                 context_budget: profile.context_budget,
+                color: profile.color.clone(),
             },
         );
         bus.publish(

@@ -84,6 +84,8 @@ pub struct Profile {
     /// Whether the project instructions (`AGENTS.md`…) go into its system
     /// prompt: yes but for explore children, whose context budget is small.
     pub instructions: bool,
+    /// The color of its id on screen (an agent file's `color`).
+    pub color: Option<String>,
 }
 
 /// A profile that breaks a hard rule.
@@ -136,6 +138,7 @@ impl Profile {
             contract: ResultContract::Text,
             permission_mode: PermissionMode::Normal,
             instructions: true,
+            color: None,
         }
     }
 
@@ -155,6 +158,7 @@ impl Profile {
             contract: ResultContract::Text,
             permission_mode: PermissionMode::Normal,
             instructions: true,
+            color: None,
         }
     }
 
@@ -173,6 +177,7 @@ impl Profile {
             contract: ResultContract::Explore,
             permission_mode: PermissionMode::ReadOnly,
             instructions: false,
+            color: None,
         }
     }
 

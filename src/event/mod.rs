@@ -304,6 +304,10 @@ pub enum EventKind {
         token_budget: Option<u64>,
         #[serde(default)]
         context_budget: Option<u64>,
+        /// The color its profile asks for its id on screen (an agent file's
+        /// `color`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        color: Option<String>,
     },
     /// A child agent ended (published under the child's id).
     SubagentEnd {

@@ -56,6 +56,7 @@ fn start(seq: u64, n: u32) -> Event {
         max_steps: Some(12),
         token_budget: None,
         context_budget: None,
+        color: None,
     };
     event(seq, seq * 100, AgentId::Sub(n), kind)
 }

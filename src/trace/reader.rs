@@ -30,6 +30,9 @@ pub struct Trace {
 const READ_BUFFER: usize = 256 * 1024;
 
 /// What one step of the reader found.
+// A bad line is rare and an event is moved on at once; boxing the event to
+// even the sizes would cost an allocation per event on the reader's hot path.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Step {
     Event(Event),

@@ -184,6 +184,7 @@ fn brackets_in_a_transcript_move_to_the_next_childs_transcript() {
                 max_steps: None,
                 token_budget: None,
                 context_budget: None,
+                color: None,
             },
         });
     }

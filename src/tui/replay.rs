@@ -410,6 +410,7 @@ mod tests {
                     max_steps: Some(12),
                     token_budget: None,
                     context_budget: None,
+                    color: None,
                 },
                 EventKind::TextDelta {
                     text: "thinking".into(),

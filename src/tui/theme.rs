@@ -73,6 +73,23 @@ impl Theme {
         self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
     }
 
+    /// A child's id, in the color its profile asks for: Claude Code's agent
+    /// colors, or the agents' own when there is none or it is unknown.
+    pub fn child(&self, color: Option<&str>) -> Style {
+        let named = match color.map(|c| c.trim().to_ascii_lowercase()).as_deref() {
+            Some("red") => Color::Red,
+            Some("blue") => Color::Blue,
+            Some("green") => Color::Green,
+            Some("yellow") => Color::Yellow,
+            Some("purple" | "magenta") => Color::Magenta,
+            Some("orange") => Color::LightRed,
+            Some("pink") => Color::LightMagenta,
+            Some("cyan") => Color::Cyan,
+            Some(_) | None => return self.agent(),
+        };
+        self.fg(named).add_modifier(Modifier::BOLD)
+    }
+
     /// The user's name before their messages.
     pub fn user(&self) -> Style {
         self.fg(Color::Blue).add_modifier(Modifier::BOLD)

@@ -144,6 +144,7 @@ impl Draft {
             self.warnings.extend(note);
         }
         profile.instructions = self.instructions.unwrap_or(profile.instructions);
+        profile.color = self.color.clone();
         profile.max_steps = self.max_steps.or(profile.max_steps);
         profile.token_budget = self.token_budget.or(profile.token_budget);
         profile.context_budget = self.context_budget.or(profile.context_budget);

@@ -17,6 +17,7 @@ impl State {
             max_steps,
             token_budget,
             context_budget,
+            color,
             ..
         } = &event.kind
         {
@@ -31,6 +32,9 @@ impl State {
                 *token_budget,
                 *context_budget,
             );
+            if let Some(child) = self.children.last_mut() {
+                child.color = color.clone();
+            }
             return;
         }
         let Some(&index) = self.child_index.get(&event.agent) else {
@@ -182,6 +186,7 @@ impl State {
         let child = Child {
             id: event.agent,
             profile: profile.to_string(),
+            color: None,
             description: description.to_string(),
             model: model.to_string(),
             model_name: model_name.to_string(),

@@ -120,6 +120,8 @@ pub enum TranscriptItem {
 pub struct Child {
     pub id: AgentId,
     pub profile: String,
+    /// The color its profile asks for its id (an agent file's `color`).
+    pub color: Option<String>,
     pub description: String,
     /// `light` or `main`.
     pub model: String,

@@ -102,7 +102,10 @@ fn live_line(
     theme: &Theme,
 ) -> Line<'static> {
     let summary = line.label.clone();
-    let mut spans = vec![Span::styled(format!("[{}] ", child.id), theme.agent())];
+    let mut spans = vec![Span::styled(
+        format!("[{}] ", child.id),
+        theme.child(child.color.as_deref()),
+    )];
     match line.status {
         CallStatus::Running => {
             spans.push(Span::styled(format!("{} ", spinner(frame)), theme.focus()))

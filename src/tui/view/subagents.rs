@@ -120,7 +120,7 @@ pub(super) fn child_row(
         Span::raw(" "),
         glyph,
         Span::raw(" "),
-        Span::styled(child.id.to_string(), theme.agent()),
+        Span::styled(child.id.to_string(), theme.child(child.color.as_deref())),
         Span::raw(" "),
         Span::styled(child.profile.clone(), theme.dim()),
         Span::raw("  "),

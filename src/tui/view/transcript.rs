@@ -111,7 +111,10 @@ fn title(child: &Child, width: usize, theme: &Theme) -> Line<'static> {
     };
     let fixed = child.id.to_string().len() + child.profile.len() + state.len() + 12;
     Line::from(vec![
-        Span::styled(format!(" {}", child.id), theme.agent()),
+        Span::styled(
+            format!(" {}", child.id),
+            theme.child(child.color.as_deref()),
+        ),
         Span::raw(format!(" {} · ", child.profile)),
         Span::raw(cut(&child.description, width.saturating_sub(fixed).max(4))),
         Span::raw(" · "),

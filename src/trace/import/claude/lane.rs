@@ -46,6 +46,7 @@ pub(super) fn child_start(
             max_steps: None,
             token_budget: None,
             context_budget: None,
+            color: None,
         },
     )];
     if prompt.is_none() {

@@ -414,6 +414,7 @@ fn child_lane(
             max_steps: None,
             token_budget: None,
             context_budget: None,
+            color: None,
         },
     )];
     let end_ts = last_ts

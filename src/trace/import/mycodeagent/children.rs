@@ -169,6 +169,7 @@ impl ChildRec {
                     .or_else(|| u64_at(start, "total_token_budget")),
                 context_budget: u64_at(start, "context_budget")
                     .or_else(|| u64_at(start, "context_token_budget")),
+                color: None,
             },
         )];
         let has_prompt = buf

@@ -185,6 +185,7 @@ impl Script {
             max_steps: Some(if explore { 12 } else { 30 }),
             token_budget: explore.then_some(32_000),
             context_budget: explore.then_some(16_000),
+            color: None,
         };
         self.push(t, sub(n), kind);
         self.user(

@@ -58,6 +58,25 @@ fn title_names_the_instruction_files() {
     assert!(crowded.contains(" · 6 instruction files"), "{crowded}");
 }
 
+/// A child whose profile asks for a color (an agent file's `color: green`)
+/// shows its id in it, in the live pane and the list of children; one
+/// without keeps the agents' color.
+#[test]
+fn a_child_s_id_has_its_profile_s_color() {
+    let mut script = three_children();
+    for event in &mut script.events {
+        if let crate::event::EventKind::SubagentStart { color, .. } = &mut event.kind
+            && event.agent == crate::event::AgentId::Sub(1)
+        {
+            *color = Some("green".into());
+        }
+    }
+    let state = script.state(12_000);
+    let buf = draw(&state, &mut Ui::new(), 130, 40, &color());
+    assert_eq!(fg_at(&buf, "[sub-1]"), Color::Green);
+    assert_eq!(fg_at(&buf, "sub-2"), Color::Magenta);
+}
+
 fn streaming() -> State {
     let mut s = Script::default();
     s.user(0, MAIN, "Explain the retry policy.")
