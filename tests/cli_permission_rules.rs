@@ -39,6 +39,15 @@ fn check_command_meets_the_rules_and_names_them() {
         check(&sb, "npm run build"),
         "ask: `Bash(npm run build)` in .claude/settings.json asks"
     );
+    // The local file, beside the shared one.
+    sb.write(
+        ".claude/settings.local.json",
+        &json!({"permissions": {"deny": ["Bash(npm publish:*)"]}}).to_string(),
+    );
+    assert_eq!(
+        check(&sb, "npm publish --access public"),
+        "deny: `Bash(npm publish:*)` in .claude/settings.local.json denies"
+    );
     // An allowance covers its own commands, not the others of the line.
     assert!(check(&sb, "npm run test && rm -rf build").starts_with("ask: `rm -rf build`"));
     // Deny beats allow, whichever file says what.

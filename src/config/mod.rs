@@ -414,6 +414,7 @@ read_only = true
 [profiles.scout]
 contract = "explore"
 max_steps = 5
+instructions = true
 "#,
         );
         assert_eq!(config_files(dir.path()), vec![path.clone()]);
@@ -432,6 +433,13 @@ max_steps = 5
         assert_eq!(scout.permission_mode, PermissionMode::ReadOnly);
         assert_eq!(scout.tools, ["read_file", "glob", "grep"]);
         assert_eq!(scout.max_steps, Some(5));
+        // An explore profile gets the project instructions only when it asks.
+        assert!(scout.instructions);
+        assert!(
+            !profiles[0].instructions,
+            "the built-in explore does not ask"
+        );
+        assert!(reviewer.instructions, "a text profile gets them");
     }
 
     #[test]
