@@ -206,3 +206,41 @@ fn a_user_prompt_submit_hook_stops_a_prompt_before_the_model_sees_it() {
         "{said}"
     );
 }
+
+/// A hook that prints without end is cut, not kept whole, and the call goes
+/// on: a failing hook is a warning.
+#[test]
+fn a_hook_that_floods_its_output_is_cut_and_fails_open() {
+    let sb = Sandbox::new();
+    sb.write(
+        "brood.toml",
+        "[[hooks.PreToolUse]]\ncommand = \"head -c 30000000 /dev/zero | tr '\\\\0' x >&2; exit 1\"\n",
+    );
+    let server = one_call("echo ran-anyway");
+    let trace = sb.root.path().join("t.jsonl");
+    sb.run_anthropic(
+        &server.base_url(),
+        &[
+            "--model",
+            "claude-test",
+            "--trace",
+            trace.to_str().unwrap(),
+            "go",
+        ],
+    );
+    let result = &results_of(&server.requests()[1].json())[0];
+    assert!(
+        result["content"].to_string().contains("ran-anyway"),
+        "{result}"
+    );
+    let events = trace_events(&trace);
+    let runs = hook_runs(&events);
+    assert_eq!(runs[0]["outcome"], "failed");
+    assert_eq!(runs[0]["exit_code"], 1);
+    let said = runs[0]["message"].as_str().unwrap();
+    assert!(
+        said.len() <= 64 * 1024 && said.starts_with("xxxx"),
+        "{}",
+        said.len()
+    );
+}

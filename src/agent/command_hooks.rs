@@ -190,21 +190,38 @@ impl CommandHooks {
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
         let mut child = command.spawn()?;
-        if let Some(mut stdin) = child.stdin.take() {
-            // A hook that does not read its input is fine.
-            let _ = stdin.write_all(input.to_string().as_bytes()).await;
-        }
-        let output = child.wait_with_output().await?;
-        let text = |bytes: &[u8]| {
-            let cut = &bytes[..bytes.len().min(MAX_OUTPUT)];
-            String::from_utf8_lossy(cut).into_owned()
+        let stdin = child.stdin.take();
+        let feed = async move {
+            if let Some(mut stdin) = stdin {
+                // A hook that does not read its input is fine.
+                let _ = stdin.write_all(input.to_string().as_bytes()).await;
+            }
         };
-        Ok((
-            output.status.code(),
-            text(&output.stdout),
-            text(&output.stderr),
-        ))
+        let (_, stdout, stderr) = tokio::join!(
+            feed,
+            bounded(child.stdout.take()),
+            bounded(child.stderr.take())
+        );
+        let status = child.wait().await?;
+        Ok((status.code(), stdout, stderr))
     }
+}
+
+/// A hook's output, its first [`MAX_OUTPUT`] bytes kept and the rest read
+/// and dropped, so a hook that prints without end neither fills memory nor
+/// blocks on a full pipe.
+async fn bounded<R: tokio::io::AsyncRead + Unpin>(pipe: Option<R>) -> String {
+    use tokio::io::AsyncReadExt;
+    let Some(mut pipe) = pipe else {
+        return String::new();
+    };
+    let mut kept = Vec::new();
+    let _ = (&mut pipe)
+        .take(MAX_OUTPUT as u64)
+        .read_to_end(&mut kept)
+        .await;
+    let _ = tokio::io::copy(&mut pipe, &mut tokio::io::sink()).await;
+    String::from_utf8_lossy(&kept).into_owned()
 }
 
 /// An exit code and outputs read by the contract.

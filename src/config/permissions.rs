@@ -15,6 +15,9 @@ use serde::Deserialize;
 use super::ConfigError;
 use crate::policy::{RuleList, UserRules};
 
+/// A settings file bigger than this is not one a person wrote.
+const MAX_SETTINGS_BYTES: u64 = 4 << 20;
+
 /// `[permissions]` of `brood.toml`, and `permissions` of a settings file.
 #[derive(Debug, Default, Clone, Deserialize)]
 pub(super) struct PermissionLists {
@@ -113,6 +116,15 @@ pub(super) fn read_settings(
     root: &Path,
 ) -> Result<(), ConfigError> {
     for (path, from_workspace) in files {
+        if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_SETTINGS_BYTES) {
+            return Err(ConfigError::Parse {
+                path: path.clone(),
+                message: format!(
+                    "over {} MB, too big for a settings file (its permission rules cannot be left out)",
+                    MAX_SETTINGS_BYTES >> 20
+                ),
+            });
+        }
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.clone(),
             source,
