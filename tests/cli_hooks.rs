@@ -93,32 +93,31 @@ fn a_pre_tool_use_hook_blocks_a_call_and_the_model_reads_why() {
     assert!(stdout(&out).contains("hook PreToolUse"), "{}", stdout(&out));
 }
 
-#[test]
-fn a_hook_that_runs_too_long_fails_open_with_a_warning() {
+/// Runs `echo ran-anyway` as the model's one call under the hook table
+/// `hooks` of `brood.toml`, checks the call still ran, and returns the hook
+/// runs of the trace.
+fn ran_anyway_under(hooks: &str) -> Vec<Value> {
     let sb = Sandbox::new();
-    sb.write(
-        "brood.toml",
-        "[[hooks.PreToolUse]]\ncommand = \"sleep 5\"\ntimeout = 1\n",
-    );
+    sb.write("brood.toml", hooks);
     let server = one_call("echo ran-anyway");
     let trace = sb.root.path().join("t.jsonl");
+    let trace_arg = trace.to_str().unwrap();
     sb.run_anthropic(
         &server.base_url(),
-        &[
-            "--model",
-            "claude-test",
-            "--trace",
-            trace.to_str().unwrap(),
-            "go",
-        ],
+        &["--model", "claude-test", "--trace", trace_arg, "go"],
     );
-    let result = &results_of(&server.requests()[1].json())[0];
+    let result = results_of(&server.requests()[1].json())[0].clone();
     assert!(
         result["content"].to_string().contains("ran-anyway"),
-        "{result}"
+        "a failing hook is a warning: {result}"
     );
     let events = trace_events(&trace);
-    let runs = hook_runs(&events);
+    hook_runs(&events).into_iter().cloned().collect()
+}
+
+#[test]
+fn a_hook_that_runs_too_long_fails_open_with_a_warning() {
+    let runs = ran_anyway_under("[[hooks.PreToolUse]]\ncommand = \"sleep 5\"\ntimeout = 1\n");
     assert_eq!(runs[0]["outcome"], "timed_out", "{runs:?}");
     assert!(runs[0]["duration_ms"].as_u64().unwrap() < 4000);
 }
@@ -211,30 +210,9 @@ fn a_user_prompt_submit_hook_stops_a_prompt_before_the_model_sees_it() {
 /// on: a failing hook is a warning.
 #[test]
 fn a_hook_that_floods_its_output_is_cut_and_fails_open() {
-    let sb = Sandbox::new();
-    sb.write(
-        "brood.toml",
+    let runs = ran_anyway_under(
         "[[hooks.PreToolUse]]\ncommand = \"head -c 30000000 /dev/zero | tr '\\\\0' x >&2; exit 1\"\n",
     );
-    let server = one_call("echo ran-anyway");
-    let trace = sb.root.path().join("t.jsonl");
-    sb.run_anthropic(
-        &server.base_url(),
-        &[
-            "--model",
-            "claude-test",
-            "--trace",
-            trace.to_str().unwrap(),
-            "go",
-        ],
-    );
-    let result = &results_of(&server.requests()[1].json())[0];
-    assert!(
-        result["content"].to_string().contains("ran-anyway"),
-        "{result}"
-    );
-    let events = trace_events(&trace);
-    let runs = hook_runs(&events);
     assert_eq!(runs[0]["outcome"], "failed");
     assert_eq!(runs[0]["exit_code"], 1);
     let said = runs[0]["message"].as_str().unwrap();
