@@ -276,7 +276,11 @@ fn a_parent_is_offered_an_agent_file_and_its_child_runs_as_the_file_says() {
     );
     // Said once at start: what the reviewer's file lost, and the files left out.
     let err = stderr(&out);
-    assert!(err.contains("no WebFetch"), "{err}");
+    assert!(
+        err.contains("code-reviewer") && err.contains("one level of delegation"),
+        "{err}"
+    );
+    assert!(err.contains("agent files have notes"), "{err}");
     assert!(err.contains("broken.md"), "{err}");
     // The file's color goes with the child, for its id on screen.
     let start: Value = stdout(&out)

@@ -186,22 +186,35 @@ pub fn config_files(workspace: &Path) -> Vec<PathBuf> {
     files.into_iter().filter(|p| p.is_file()).collect()
 }
 
-/// What to say at start about the agent files: each one left out, and each
-/// profile that lost something on the way (`brood agents` tells it all).
+/// What to say at start about the agent files: each one left out, each
+/// child that lost a delegation tool (a hard rule), and how many lost
+/// something else, which `brood agents` tells in full. A shared collection
+/// of a hundred agents would otherwise fill the screen at every start.
 pub fn agent_warnings(config: &LoadedConfig) -> Vec<String> {
     let mut out: Vec<String> = config
         .skipped_agents
         .iter()
         .map(|s| format!("agent file left out: {s}"))
         .collect();
+    let mut others = 0;
     for (name, source) in &config.sources {
-        if let (Some(file), false) = (&source.file, source.warnings.is_empty()) {
-            out.push(format!(
-                "agent {name} ({}): {}",
-                file.display(),
-                source.warnings.join("; ")
-            ));
+        let Some(file) = &source.file else { continue };
+        let delegation: Vec<&String> = source
+            .warnings
+            .iter()
+            .filter(|w| w.contains("one level of delegation"))
+            .collect();
+        for warning in &delegation {
+            out.push(format!("agent {name} ({}): {warning}", file.display()));
         }
+        others += usize::from(source.warnings.len() > delegation.len());
+    }
+    match others {
+        0 => {}
+        1 => out.push("1 agent file has notes (tools or fields brood does not have): `brood agents` lists them".into()),
+        n => out.push(format!(
+            "{n} agent files have notes (tools or fields brood does not have): `brood agents` lists them"
+        )),
     }
     out
 }
