@@ -73,10 +73,6 @@ impl CommandHooks {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.specs.is_empty()
-    }
-
     /// Runs the hooks of `event` that match `tool` (all of them when `None`),
     /// one after another, stopping at the first that blocks.
     async fn run(

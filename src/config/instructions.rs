@@ -28,12 +28,6 @@ pub struct Instructions {
     pub notes: Vec<String>,
 }
 
-impl Instructions {
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
-}
-
 /// The instruction files for a session in `workspace`, with the user's
 /// config folders `user_dirs` read first.
 pub fn load(workspace: &Path, user_dirs: &[PathBuf]) -> Instructions {

@@ -81,7 +81,7 @@ pub fn profile_json(profile: &Profile, source: Option<&ProfileSource>) -> serde_
         "max_steps": profile.max_steps,
         "token_budget": profile.token_budget,
         "context_budget": profile.context_budget,
-        "color": source.and_then(|s| s.color.clone()),
+        "color": profile.color,
         "warnings": source.map(|s| s.warnings.clone()).unwrap_or_default(),
     })
 }

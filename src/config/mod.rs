@@ -171,7 +171,6 @@ pub struct ProfileSource {
     pub file: Option<PathBuf>,
     /// `built in`, `brood.toml`, `Claude Code`, `opencode` or `Codex`.
     pub kind: &'static str,
-    pub color: Option<String>,
     pub warnings: Vec<String>,
 }
 
@@ -264,7 +263,6 @@ fn load(
             ProfileSource {
                 file: None,
                 kind: "built in",
-                color: None,
                 warnings: Vec::new(),
             },
         );
@@ -338,7 +336,6 @@ fn load(
             ProfileSource {
                 file: Some(agent.file),
                 kind: agent.format.as_str(),
-                color: agent.color,
                 warnings: agent.warnings,
             },
         );
@@ -351,7 +348,6 @@ fn load(
                 ProfileSource {
                     file: Some(path.clone()),
                     kind: "brood.toml",
-                    color: None,
                     warnings: Vec::new(),
                 },
             );

@@ -45,8 +45,6 @@ pub struct AgentProfile {
     pub profile: Profile,
     pub file: PathBuf,
     pub format: AgentFormat,
-    /// The color the file asks for the agent's id on screen.
-    pub color: Option<String>,
     /// What was left out or read differently.
     pub warnings: Vec<String>,
 }
@@ -152,13 +150,11 @@ fn read_one(
             return Ok(None);
         }
     };
-    let color = draft.color.clone();
     let (profile, warnings) = draft.build(tools, light_model)?;
     Ok(Some(AgentProfile {
         profile,
         file: file.to_path_buf(),
         format,
-        color,
         warnings,
     }))
 }
