@@ -355,7 +355,7 @@ fn traces(args: &TracesArgs) -> anyhow::Result<ExitCode> {
 /// permission rules for the current folder included.
 fn check_command(command: &str) -> anyhow::Result<ExitCode> {
     let workspace = std::env::current_dir().context("cannot read the current folder")?;
-    let config = load_setup(&workspace, &ToolRegistry::base().available())?;
+    let config = brood::config::load_for_calls(&workspace, &ToolRegistry::base().available())?;
     let verdict = classify_command_with(command, &config.rules.rules);
     println!("{}: {}", verdict.decision, verdict.reason);
     Ok(ExitCode::SUCCESS)
@@ -399,7 +399,7 @@ fn tool(
         Some(dir) => dir,
         None => std::env::current_dir().context("cannot read the current folder")?,
     };
-    let config = load_setup(&workspace, &ToolRegistry::base().available())?;
+    let config = brood::config::load_for_calls(&workspace, &ToolRegistry::base().available())?;
     for ignored in &config.settings.sandbox.ignored {
         eprintln!("brood: ignored {}", brood::text::visible(ignored));
     }

@@ -222,13 +222,25 @@ pub fn agent_warnings(config: &LoadedConfig) -> Vec<String> {
 /// every tool ([`agent_files::folders`]), then the `brood.toml` files, whose
 /// profiles win over an agent file's of the same name.
 pub fn load_setup(workspace: &Path, tools: &[AvailableTool]) -> Result<LoadedConfig, ConfigError> {
+    load_in(workspace, &agent_files::folders(workspace), tools)
+}
+
+/// What one call needs (`brood tool`, `brood check-command`): the settings,
+/// the permission rules and the hooks, without reading every agent file.
+pub fn load_for_calls(
+    workspace: &Path,
+    tools: &[AvailableTool],
+) -> Result<LoadedConfig, ConfigError> {
+    load_in(workspace, &[], tools)
+}
+
+fn load_in(
+    workspace: &Path,
+    agent_folders: &[(agent_files::AgentFormat, PathBuf)],
+    tools: &[AvailableTool],
+) -> Result<LoadedConfig, ConfigError> {
     let root = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
-    let mut config = load(
-        &config_files(workspace),
-        &agent_files::folders(workspace),
-        &root,
-        tools,
-    )?;
+    let mut config = load(&config_files(workspace), agent_folders, &root, tools)?;
     let settings = permissions::settings_files(workspace);
     permissions::read_settings(&mut config.rules, &mut config.hooks, &settings, &root)?;
     Ok(config)
