@@ -31,7 +31,6 @@ pub struct Instructions {
 /// The instruction files for a session in `workspace`, with the user's
 /// config folders `user_dirs` read first.
 pub fn load(workspace: &Path, user_dirs: &[PathBuf]) -> Instructions {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
     let root = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
     let mut found = Instructions::default();
     let mut seen = Vec::new();
@@ -45,7 +44,7 @@ pub fn load(workspace: &Path, user_dirs: &[PathBuf]) -> Instructions {
             continue;
         }
         seen.push(real);
-        let shown = shown(&file, &root, home.as_deref());
+        let shown = super::shown_path(&file, &root);
         let Some(text) = read_capped(&file, &shown, &mut found.notes) else {
             continue;
         };
@@ -206,17 +205,6 @@ fn import_one(
     let text = imports(&text, &real, root, chain, notes);
     chain.pop();
     Some(text)
-}
-
-/// A path from `~` or from the workspace when it is under one.
-fn shown(file: &Path, root: &Path, home: Option<&Path>) -> String {
-    if let Ok(rel) = file.strip_prefix(root) {
-        return rel.display().to_string();
-    }
-    if let Some(rel) = home.and_then(|h| file.strip_prefix(h).ok()) {
-        return format!("~/{}", rel.display());
-    }
-    file.display().to_string()
 }
 
 #[cfg(test)]

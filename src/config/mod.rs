@@ -101,6 +101,19 @@ pub fn tool_dir(var: &str, under_home: &str) -> Option<PathBuf> {
         .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().join(under_home)))
 }
 
+/// A file as reasons, notes and the title name it: from the workspace
+/// `root` when under it, else from `~`.
+pub(crate) fn shown_path(path: &Path, root: &Path) -> String {
+    if let Ok(rel) = path.strip_prefix(root) {
+        return rel.display().to_string();
+    }
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
+        Some(rel) => format!("~/{}", rel.display()),
+        None => path.display().to_string(),
+    }
+}
+
 /// brood's folder in the platform config folder (`~/.config/brood`).
 pub fn config_dir() -> Option<PathBuf> {
     project_dirs().map(|dirs| dirs.config_dir().to_path_buf())
@@ -313,7 +326,7 @@ fn load(
             true => sandbox::Owner::User,
             false => sandbox::Owner::Workspace,
         };
-        let shown = permissions::shown(path, root);
+        let shown = shown_path(path, root);
         let from_workspace = owner == sandbox::Owner::Workspace;
         hooks.add_toml(&hook_tables, &shown, from_workspace);
         permissions::add_lists(&mut rules, &lists, &shown, from_workspace, root).map_err(

@@ -134,7 +134,7 @@ pub(super) fn read_settings(
                 path: path.clone(),
                 message: format!("{e} (its permission rules cannot be left out)"),
             })?;
-        let shown = shown(path, root);
+        let shown = super::shown_path(path, root);
         let error = |message| ConfigError::Parse {
             path: path.clone(),
             message,
@@ -147,16 +147,4 @@ pub(super) fn read_settings(
         }
     }
     Ok(())
-}
-
-/// A file as reasons name it: from the workspace or from `~`.
-pub(super) fn shown(path: &Path, root: &Path) -> String {
-    if let Ok(rel) = path.strip_prefix(root) {
-        return rel.display().to_string();
-    }
-    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-    match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
-        Some(rel) => format!("~/{}", rel.display()),
-        None => path.display().to_string(),
-    }
 }
