@@ -214,7 +214,7 @@ pub fn agent_warnings(config: &LoadedConfig) -> Vec<String> {
         let delegation: Vec<&String> = source
             .warnings
             .iter()
-            .filter(|w| w.contains("one level of delegation"))
+            .filter(|w| w.ends_with(agent_files::DELEGATION_NOTE))
             .collect();
         for warning in &delegation {
             out.push(format!("agent {name} ({}): {warning}", file.display()));

@@ -18,6 +18,11 @@ pub(super) enum Tools {
     Only(Vec<String>),
 }
 
+/// Why a file's `Task`/`Agent` tool was taken away; a session names every
+/// file it was taken from at start (a hard rule), where other notes are
+/// only counted.
+pub const DELEGATION_NOTE: &str = "a subagent cannot start subagents (one level of delegation)";
+
 /// The longest description the `task` tool offers the parent.
 const MAX_DESCRIPTION: usize = 1500;
 
@@ -172,10 +177,8 @@ impl Draft {
         }
         if !delegation.is_empty() && field == "tools" {
             let listed: Vec<String> = delegation.into_iter().collect();
-            self.warnings.push(format!(
-                "{} left out: a subagent cannot start subagents (one level of delegation)",
-                listed.join(", ")
-            ));
+            self.warnings
+                .push(format!("{} left out: {DELEGATION_NOTE}", listed.join(", ")));
         }
         if !missing.is_empty() {
             self.warnings.push(format!(

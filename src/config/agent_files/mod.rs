@@ -18,6 +18,8 @@ mod tests;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
+pub use draft::DELEGATION_NOTE;
+
 use crate::agent::{AvailableTool, Profile};
 use markdown::Read;
 
