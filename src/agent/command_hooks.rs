@@ -45,12 +45,26 @@ pub struct CommandHooks {
 /// What one run said.
 struct Ran {
     outcome: HookOutcome,
+    exit_code: Option<i32>,
     /// For the model or the person: why it blocked, or nothing.
     said: String,
     /// A permission answer in its JSON.
     permission: Option<Decision>,
     /// Its stdout, when it went on (context for a prompt).
     stdout: String,
+}
+
+impl Ran {
+    /// A run with nothing to say but how it ended.
+    fn plain(outcome: HookOutcome, exit_code: Option<i32>, said: String) -> Ran {
+        Ran {
+            outcome,
+            exit_code,
+            said,
+            permission: None,
+            stdout: String::new(),
+        }
+    }
 }
 
 impl CommandHooks {
@@ -119,24 +133,16 @@ impl CommandHooks {
             self.spawn(spec, input),
         )
         .await;
-        let (outcome, exit_code, said, permission, stdout) = match result {
-            Err(_) => (
+        let ran = match result {
+            Err(_) => Ran::plain(
                 HookOutcome::TimedOut,
                 None,
                 format!(
                     "no answer within {} s; going on without it",
                     spec.timeout_secs
                 ),
-                None,
-                String::new(),
             ),
-            Ok(Err(e)) => (
-                HookOutcome::Failed,
-                None,
-                format!("cannot run it: {e}"),
-                None,
-                String::new(),
-            ),
+            Ok(Err(e)) => Ran::plain(HookOutcome::Failed, None, format!("cannot run it: {e}")),
             Ok(Ok((code, stdout, stderr))) => read_answer(code, stdout, stderr),
         };
         self.bus.publish(
@@ -144,18 +150,13 @@ impl CommandHooks {
             EventKind::HookRun {
                 hook: spec.event.as_str().into(),
                 command: spec.command.clone(),
-                outcome,
-                exit_code,
-                message: said.clone(),
+                outcome: ran.outcome,
+                exit_code: ran.exit_code,
+                message: ran.said.clone(),
                 duration_ms: started.elapsed().as_millis() as u64,
             },
         );
-        Ran {
-            outcome,
-            said,
-            permission,
-            stdout,
-        }
+        ran
     }
 
     /// Starts the hook, hands it `input` and waits: its exit code, stdout
@@ -221,11 +222,7 @@ async fn bounded<R: tokio::io::AsyncRead + Unpin>(pipe: Option<R>) -> String {
 }
 
 /// An exit code and outputs read by the contract.
-fn read_answer(
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-) -> (HookOutcome, Option<i32>, String, Option<Decision>, String) {
+fn read_answer(code: Option<i32>, stdout: String, stderr: String) -> Ran {
     let stderr = crate::text::visible(stderr.trim()).into_owned();
     match code {
         Some(0) => {
@@ -235,7 +232,10 @@ fn read_answer(
                 .then(|| serde_json::from_str(stdout.trim()).ok())
                 .flatten();
             let Some(answer) = answer else {
-                return (HookOutcome::Continued, code, String::new(), None, stdout);
+                return Ran {
+                    stdout,
+                    ..Ran::plain(HookOutcome::Continued, code, String::new())
+                };
             };
             let reason = answer["reason"]
                 .as_str()
@@ -251,31 +251,20 @@ fn read_answer(
             let blocks = matches!(answer["decision"].as_str(), Some("block" | "deny"))
                 || permission == Some(Decision::Deny)
                 || answer["continue"] == json!(false);
-            match blocks {
-                true => (
-                    HookOutcome::Blocked,
-                    code,
-                    reason,
-                    permission.or(Some(Decision::Deny)),
-                    String::new(),
-                ),
-                false => (
-                    HookOutcome::Continued,
-                    code,
-                    reason,
-                    permission,
-                    String::new(),
-                ),
+            let (outcome, permission) = match blocks {
+                true => (HookOutcome::Blocked, permission.or(Some(Decision::Deny))),
+                false => (HookOutcome::Continued, permission),
+            };
+            Ran {
+                permission,
+                ..Ran::plain(outcome, code, reason)
             }
         }
-        Some(2) => (
-            HookOutcome::Blocked,
-            code,
-            stderr,
-            Some(Decision::Deny),
-            String::new(),
-        ),
-        _ => (HookOutcome::Failed, code, stderr, None, String::new()),
+        Some(2) => Ran {
+            permission: Some(Decision::Deny),
+            ..Ran::plain(HookOutcome::Blocked, code, stderr)
+        },
+        _ => Ran::plain(HookOutcome::Failed, code, stderr),
     }
 }
 
@@ -451,28 +440,39 @@ mod tests {
 
     #[test]
     fn answers_are_read_by_the_contract() {
-        let (outcome, _, said, permission, _) =
-            read_answer(Some(2), String::new(), "no pushes\n".into());
+        let read = |code, stdout: &str, stderr: &str| {
+            let ran = read_answer(Some(code), stdout.into(), stderr.into());
+            (ran.outcome, ran.said, ran.permission)
+        };
         assert_eq!(
-            (outcome, said.as_str(), permission),
-            (HookOutcome::Blocked, "no pushes", Some(Decision::Deny))
+            read(2, "", "no pushes\n"),
+            (
+                HookOutcome::Blocked,
+                "no pushes".into(),
+                Some(Decision::Deny)
+            )
         );
         let json = r#"{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "check"}}"#;
-        let (outcome, _, said, permission, _) = read_answer(Some(0), json.into(), String::new());
         assert_eq!(
-            (outcome, said.as_str(), permission),
-            (HookOutcome::Continued, "check", Some(Decision::Ask))
-        );
-        let (outcome, ..) = read_answer(Some(1), String::new(), "oops".into());
-        assert_eq!(outcome, HookOutcome::Failed);
-        let (outcome, _, said, ..) = read_answer(
-            Some(0),
-            r#"{"decision": "block", "reason": "tests fail"}"#.into(),
-            String::new(),
+            read(0, json, ""),
+            (HookOutcome::Continued, "check".into(), Some(Decision::Ask))
         );
         assert_eq!(
-            (outcome, said.as_str()),
-            (HookOutcome::Blocked, "tests fail")
+            read(1, "", "oops"),
+            (HookOutcome::Failed, "oops".into(), None)
+        );
+        assert_eq!(
+            read(0, r#"{"decision": "block", "reason": "tests fail"}"#, ""),
+            (
+                HookOutcome::Blocked,
+                "tests fail".into(),
+                Some(Decision::Deny)
+            )
+        );
+        let plain = read_answer(Some(0), "some context\n".into(), String::new());
+        assert_eq!(
+            (plain.outcome, plain.stdout.as_str()),
+            (HookOutcome::Continued, "some context\n")
         );
     }
 }
