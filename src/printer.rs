@@ -216,8 +216,15 @@ impl TextPrinter {
     }
 
     fn result_head(&self, out: &mut String, content: &str, is_error: bool) {
-        let mut lines = content.lines();
-        for (i, text) in lines.by_ref().take(RESULT_HEAD_LINES).enumerate() {
+        let mut shown = 0;
+        for (i, text) in content
+            .split_inclusive('\n')
+            .take(RESULT_HEAD_LINES)
+            .enumerate()
+        {
+            shown += text.len();
+            let text = text.strip_suffix('\n').unwrap_or(text);
+            let text = text.strip_suffix('\r').unwrap_or(text);
             let text = truncate_chars(text, RESULT_LINE_CHARS);
             let prefix = if i == 0 && is_error {
                 "  error: "
@@ -226,7 +233,10 @@ impl TextPrinter {
             };
             self.line(out, &format!("{prefix}{text}"));
         }
-        let rest = lines.count();
+        // Counted by bytes: a result can be megabytes of lines.
+        let rest = &content.as_bytes()[shown..];
+        let rest = memchr::memchr_iter(b'\n', rest).count()
+            + usize::from(!rest.is_empty() && !rest.ends_with(b"\n"));
         if rest > 0 {
             self.line(out, &format!("  … +{}", count(rest as u64, "line")));
         }

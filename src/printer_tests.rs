@@ -98,3 +98,30 @@ fn a_child_sent_back_by_a_hook_says_so_in_its_lines() {
     );
     assert_eq!(out.lines().count(), 1, "{out}");
 }
+
+#[test]
+fn a_result_shows_its_first_lines_and_counts_the_rest_as_lines_would() {
+    let result = |content: &str| {
+        printed(&[EventKind::ToolResult {
+            call_id: "c".into(),
+            name: "bash".into(),
+            is_error: false,
+            content: content.into(),
+            duration_ms: 0,
+        }])
+    };
+    assert_eq!(result("a\nb\n"), "  a\n  b\n");
+    assert_eq!(
+        result("a\r\nb\r\nc\r\nd\r\ne\r\nf"),
+        "  a\n  b\n  c\n  d\n  … +2 lines\n"
+    );
+    assert_eq!(
+        result("1\n2\n3\n4\n5\n"),
+        "  1\n  2\n  3\n  4\n  … +1 line\n"
+    );
+    assert_eq!(
+        result("1\n2\n3\n4\n\n\n"),
+        "  1\n  2\n  3\n  4\n  … +2 lines\n"
+    );
+    assert_eq!(result("1\n2\n3\n4"), "  1\n  2\n  3\n  4\n");
+}

@@ -459,14 +459,32 @@ def gen_claude(root, mb, children, seed):
         msgs += 1
         return f"msg_01{msgs:020d}"
 
-    def file_text(kb, numbered=True):
-        lines, size, n = [], 0, 0
+    def file_lines(kb):
+        lines, size = [], 0
         while size < kb * 1024:
-            n += 1
-            line = f"{n:6d}→{rng.choice(code)}" if numbered else rng.choice(code)
+            line = rng.choice(code)
             lines.append(line)
-            size += len(line) + 1
-        return "\n".join(lines)
+            size += len(line) + 8
+        return lines
+
+    def numbered(lines):
+        return "\n".join(f"{n:6d}→{line}" for n, line in enumerate(lines, 1))
+
+    def tool_use_result(name, lines):
+        """What Claude Code writes beside a result: the output again, in the
+        tool's own shape (a Read's file, a command's stdout, grep's matches)."""
+        text = "\n".join(lines)
+        if name == "Read":
+            return {"type": "text", "file": {"filePath": f"{CWD}/x.py", "content": text,
+                                             "numLines": len(lines), "startLine": 1,
+                                             "totalLines": len(lines)}}
+        if name == "Bash":
+            return {"stdout": text, "stderr": "", "interrupted": False, "isImage": False}
+        if name == "Grep":
+            return {"mode": "content", "numFiles": 0, "filenames": [], "content": text,
+                    "numLines": len(lines)}
+        return {"filenames": [f"{CWD}/services/{i}.py" for i in range(len(lines))],
+                "durationMs": rng.randint(5, 80), "numFiles": len(lines), "truncated": False}
 
     def tool_round(w, model, agent_tag):
         """An assistant message (thinking?, text, 1-3 tool calls) and their results."""
@@ -494,16 +512,12 @@ def gen_claude(root, mb, children, seed):
         for tid, name in calls:
             kb = rng.randint(2, 24)
             failed = name == "Bash" and rng.random() < 0.2
-            content = file_text(kb, numbered=name == "Read")
+            lines = file_lines(kb)
+            content = numbered(lines) if name == "Read" else "\n".join(lines)
             block = {"tool_use_id": tid, "type": "tool_result", "content": content}
             if failed:
                 block["is_error"] = True
-            extra = {}
-            if name == "Read":
-                extra["toolUseResult"] = {"type": "text", "file": {
-                    "filePath": f"{CWD}/x.py", "content": "...", "numLines": 40,
-                    "startLine": 1, "totalLines": 400}}
-            w.user([block], **extra)
+            w.user([block], toolUseResult=tool_use_result(name, lines))
 
     main = ClaudeWriter(os.path.join(project, SESSION + ".jsonl"), rng)
     main.raw({"type": "summary", "summary": "Auth entry points and token refresh",

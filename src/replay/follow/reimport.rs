@@ -43,7 +43,9 @@ pub struct Reimport {
     /// them costs a pointer each, and an event two looks share compares by
     /// pointer.
     sent: Vec<SharedEvent>,
-    queue: VecDeque<Item>,
+    /// What is still to be handed on. Events wait shared and are copied out
+    /// one at a time as they go: a catch-up of a big session queues them all.
+    queue: VecDeque<Queued>,
     /// Bad lines already reported, so each is told once.
     bad_seen: usize,
 }
@@ -76,8 +78,11 @@ impl Reimport {
     /// The next item; waits for the files to change. `None` once stopped.
     pub fn next_item(&mut self) -> Result<Option<Item>, ReplayError> {
         loop {
-            if let Some(item) = self.queue.pop_front() {
-                return Ok(Some(item));
+            if let Some(queued) = self.queue.pop_front() {
+                return Ok(Some(match queued {
+                    Queued::Event(event) => Item::Event(event.to_event()),
+                    Queued::Other(item) => *item,
+                }));
             }
             if self.stop.stopped() || self.done {
                 return Ok(None);
@@ -121,11 +126,12 @@ impl Reimport {
     /// Hands on what a snapshot's `bad_lines` and `events` add to what was sent.
     fn take(&mut self, bad_lines: &[BadLine], events: Vec<SharedEvent>) {
         for bad in bad_lines.iter().skip(self.bad_seen) {
-            self.queue.push_back(Item::Skipped(SkippedLine {
-                file: (bad.path != self.path).then(|| bad.path.clone()),
-                line: bad.line,
-                error: bad.error.clone(),
-            }));
+            self.queue
+                .push_back(Queued::Other(Box::new(Item::Skipped(SkippedLine {
+                    file: (bad.path != self.path).then(|| bad.path.clone()),
+                    line: bad.line,
+                    error: bad.error.clone(),
+                }))));
         }
         self.bad_seen = self.bad_seen.max(bad_lines.len());
         let same = self
@@ -136,14 +142,21 @@ impl Reimport {
             .count();
         if same < self.sent.len() {
             self.sent.truncate(same);
-            self.queue.push_back(Item::Rewind {
+            self.queue.push_back(Queued::Other(Box::new(Item::Rewind {
                 keep: same,
                 why: Rewound::Revised,
-            });
+            })));
         }
         for event in events.into_iter().skip(same) {
-            self.queue.push_back(Item::Event(event.to_event()));
+            self.queue.push_back(Queued::Event(event.clone()));
             self.sent.push(event);
         }
     }
+}
+
+/// An item waiting to be handed on: an event stays shared (a pointer), the
+/// rare others are boxed, so a queued item costs a few words, not an event.
+enum Queued {
+    Event(SharedEvent),
+    Other(Box<Item>),
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::prune::Prune;
 use super::{BadLine, ImportError, Report};
 use crate::trace::line::{self, LineRead};
 
@@ -28,9 +29,9 @@ pub(crate) struct Fed<C> {
 }
 
 impl<C> Fed<C> {
-    pub fn open(path: &Path, conv: C) -> Result<Self, ImportError> {
+    pub fn open(path: &Path, conv: C, prune: &'static Prune) -> Result<Self, ImportError> {
         Ok(Fed {
-            lines: JsonLines::open(path)?,
+            lines: JsonLines::open(path, prune)?,
             conv,
             report: Report::default(),
         })
@@ -69,10 +70,12 @@ pub(crate) struct JsonLines {
     /// Bytes of a last line read without its newline, while the file may
     /// still grow ([`JsonLines::next_growing`]): the rest comes later.
     partial: Vec<u8>,
+    /// What of each line is not built ([`Prune::NONE`]: nothing left out).
+    prune: &'static Prune,
 }
 
 impl JsonLines {
-    pub fn open(path: &Path) -> Result<Self, ImportError> {
+    pub fn open(path: &Path, prune: &'static Prune) -> Result<Self, ImportError> {
         let file = File::open(path).map_err(|source| ImportError::Io {
             path: path.to_path_buf(),
             source,
@@ -83,6 +86,7 @@ impl JsonLines {
             buf: Vec::new(),
             line_no: 0,
             partial: Vec::new(),
+            prune,
         })
     }
 
@@ -142,7 +146,7 @@ impl JsonLines {
                     if text.is_empty() {
                         continue;
                     }
-                    match serde_json::from_slice::<Value>(text) {
+                    match self.prune.parse(text) {
                         Ok(value) => return Ok(Some((self.line_no, value))),
                         Err(e) => report.bad_lines.push(BadLine {
                             path: self.path.clone(),
@@ -181,7 +185,7 @@ impl JsonLines {
             if text.is_empty() {
                 continue;
             }
-            match serde_json::from_slice::<Value>(text) {
+            match self.prune.parse(text) {
                 Ok(value) => return Ok(Some((self.line_no, value))),
                 Err(_) if !complete => {
                     // Without its newline this is the last line, cut off mid-write.
@@ -283,7 +287,7 @@ mod growing_tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, "{\"a\":1}\n{\"b\":").unwrap();
-        let mut lines = JsonLines::open(&path).unwrap();
+        let mut lines = JsonLines::open(&path, &Prune::NONE).unwrap();
         let mut report = Report::default();
         let (no, first) = lines.next_growing(&mut report).unwrap().unwrap();
         assert_eq!((no, first["a"].as_i64()), (1, Some(1)));

@@ -23,6 +23,7 @@ mod lines;
 mod live;
 mod lookalike;
 pub mod mycodeagent;
+mod prune;
 mod timeline;
 
 use std::collections::BTreeMap;

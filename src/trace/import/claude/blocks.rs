@@ -1,16 +1,23 @@
 //! Small readers of Claude Code's message content: blocks, tool result text,
 //! usage, the tags Claude Code wraps its own text in.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::super::lines::{display, str_at, u64_at};
 use crate::event::Usage;
 
-/// A message's content as a list of blocks (a plain string is one text block).
-pub(super) fn content_blocks(content: Option<&Value>) -> Vec<Value> {
+/// A message's content as a list of blocks (a plain string is one text block),
+/// borrowed from the line: blocks hold most of its bytes.
+pub(super) fn content_blocks(content: Option<&Value>) -> Vec<Cow<'_, Value>> {
     match content {
-        Some(Value::Array(blocks)) => blocks.iter().filter(|b| b.is_object()).cloned().collect(),
-        Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| b.is_object())
+            .map(Cow::Borrowed)
+            .collect(),
+        Some(Value::String(s)) => vec![Cow::Owned(serde_json::json!({"type": "text", "text": s}))],
         _ => Vec::new(),
     }
 }

@@ -36,6 +36,7 @@ use serde_json::Value;
 use super::super::lines::{Fed, JsonLines, Reading, str_at, timestamp_ms};
 use super::super::live::Ending;
 use super::super::{ImportError, Report};
+use super::LINE_FIELDS;
 use super::chains::{InlineChains, ProgressChains};
 use super::convert::{Converter, TaskCall};
 
@@ -309,7 +310,7 @@ pub(super) fn described_calls(session: &Path) -> HashSet<String> {
 
 /// Reads what linking needs from a transcript's first lines and its meta.json.
 fn peek(path: PathBuf) -> Result<Source, ImportError> {
-    let mut lines = JsonLines::open(&path)?;
+    let mut lines = JsonLines::open(&path, &LINE_FIELDS)?;
     // Bad lines are reported when the file is read in full, not here.
     let mut scratch = Report::default();
     let mut source = Source {
@@ -473,7 +474,9 @@ impl ChildFiles {
     ) -> Result<Converter, ImportError> {
         let fed = match self.fed.entry(path.to_path_buf()) {
             Entry::Occupied(fed) => fed.into_mut(),
-            Entry::Vacant(slot) => slot.insert(Fed::open(path, Converter::new(false))?),
+            Entry::Vacant(slot) => {
+                slot.insert(Fed::open(path, Converter::new(false), &LINE_FIELDS)?)
+            }
         };
         fed.feed(self.reading, |conv, line, report| conv.line(line, report))?;
         report.absorb(&fed.report);
@@ -497,7 +500,7 @@ impl ChildFiles {
 type Whole = (Converter, Report);
 
 fn read_whole(path: &Path, ending: Ending) -> Result<Whole, ImportError> {
-    let mut fed = Fed::open(path, Converter::new(false))?;
+    let mut fed = Fed::open(path, Converter::new(false), &LINE_FIELDS)?;
     fed.feed(Reading::ToEnd, |conv, line, report| conv.line(line, report))?;
     Ok((fed.conv.finish(ending), fed.report))
 }

@@ -6,6 +6,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::super::Report;
@@ -259,7 +261,7 @@ impl Converter {
         &mut self,
         id: &str,
         message: &Value,
-        blocks: &[Value],
+        blocks: &[Cow<'_, Value>],
         ts: Option<i64>,
         report: &mut Report,
     ) {

@@ -13,6 +13,7 @@ use super::super::lines::JsonLines;
 use super::super::lines::Reading;
 use super::super::live::{Ending, Grew, Live, Signature, Start};
 use super::super::{ImportError, Imported, Report, SharedEvent};
+use super::LINE_FIELDS;
 use super::children::ChildFiles;
 use super::rewind::{Abandoned, Tree};
 use super::{Children, SessionReader, assemble};
@@ -39,7 +40,7 @@ impl ClaudeLive {
         let mut live = ClaudeLive {
             path: path.to_path_buf(),
             signature: Signature::default(),
-            lines: JsonLines::open(path)?,
+            lines: JsonLines::open(path, &LINE_FIELDS)?,
             tree: Tree::default(),
             reader: SessionReader::new(path, Abandoned::default()),
             report: Report::default(),
@@ -84,7 +85,7 @@ impl ClaudeLive {
     /// the tree says were abandoned.
     fn reread(&mut self) -> Result<(), ImportError> {
         let abandoned = self.tree.abandoned();
-        self.lines = JsonLines::open(&self.path)?;
+        self.lines = JsonLines::open(&self.path, &LINE_FIELDS)?;
         self.report = Report::default();
         self.reader = SessionReader::new(&self.path, abandoned);
         while let Some((no, line)) = self.lines.next_growing(&mut self.report)? {

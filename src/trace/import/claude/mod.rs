@@ -59,11 +59,26 @@ mod user;
 
 pub use live::ClaudeLive;
 
+/// What of a Claude Code line is never read, so not built: of
+/// `toolUseResult` (which repeats a tool's output: a Read's file, an Edit's
+/// original file and patch, a command's stdout) only what tells of a
+/// subagent; `file-history-snapshot` backups not at all.
+static LINE_FIELDS: Prune = Prune {
+    fields: &[
+        (
+            "toolUseResult",
+            Keep::Only(&["agentId", "status", "isAsync", "totalDurationMs", "usage"]),
+        ),
+        ("snapshot", Keep::Nothing),
+    ],
+};
+
 use std::path::Path;
 
 use super::lines::JsonLines;
 use super::lines::Reading;
 use super::live::Ending;
+use super::prune::{Keep, Prune};
 use super::timeline::{LaneBuf, Timeline};
 use super::{Format, ImportError, Imported, Report, SharedEvent, header};
 use crate::event::AgentId;
@@ -210,7 +225,7 @@ fn read(
     abandoned: &Abandoned,
     mut tree: Option<&mut Tree>,
 ) -> Result<Read, ImportError> {
-    let mut lines = JsonLines::open(path)?;
+    let mut lines = JsonLines::open(path, &LINE_FIELDS)?;
     let mut reader = SessionReader::new(path, abandoned.clone());
     let mut report = Report::default();
     while let Some((no, line)) = lines.next_value(&mut report)? {

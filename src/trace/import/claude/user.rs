@@ -99,7 +99,7 @@ impl Converter {
 
     /// Emits the `tool_result` blocks of a user line.
     pub(super) fn results(&mut self, line: &Value, ts: Option<i64>) {
-        let blocks: Vec<Value> = content_blocks(line.get("message").and_then(|m| m.get("content")))
+        let blocks: Vec<_> = content_blocks(line.get("message").and_then(|m| m.get("content")))
             .into_iter()
             .filter(|b| str_at(b, "type") == Some("tool_result"))
             .collect();

@@ -45,6 +45,7 @@ use std::path::{Path, PathBuf};
 
 use super::lines::{Fed, Reading, first_str};
 use super::live::{Ending, Grew, Live, Signature};
+use super::prune::Prune;
 use super::timeline::{LaneBuf, Pending, Timeline, elapsed_ms};
 use super::{Format, ImportError, Imported, Report, SharedEvent, header};
 use crate::event::{AgentId, EventKind, TerminalReason};
@@ -208,7 +209,9 @@ impl Files {
     ) -> Result<Converter, ImportError> {
         let fed = match self.fed.entry(path.to_path_buf()) {
             Entry::Occupied(fed) => fed.into_mut(),
-            Entry::Vacant(slot) => slot.insert(Fed::open(path, Converter::new(lane))?),
+            Entry::Vacant(slot) => {
+                slot.insert(Fed::open(path, Converter::new(lane), &Prune::NONE)?)
+            }
         };
         fed.feed(self.reading, |conv, line, report| conv.line(line, report))?;
         report.absorb(&fed.report);

@@ -62,6 +62,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::lines::{JsonLines, first_str, str_at, timestamp_ms, u64_at};
+use super::prune::Prune;
 use super::timeline::Timeline;
 use super::{Format, ImportError, Imported, Report, header};
 use crate::event::AgentId;
@@ -197,7 +198,7 @@ impl Ctx {
         lane_index: usize,
         depth: usize,
     ) -> Result<FileLane, ImportError> {
-        let mut lines = JsonLines::open(path)?;
+        let mut lines = JsonLines::open(path, &Prune::NONE)?;
         let mut lane = FileLane::new(agent);
         let mut children: Vec<ChildRec> = Vec::new();
         let mut ids_sought = false;

@@ -25,6 +25,7 @@
 use serde_json::{Value, json};
 
 use super::super::lines::{JsonLines, first_str, str_at, timestamp_ms, u64_at};
+use super::super::prune::Prune;
 use super::children::ChildRec;
 use super::lane::FileLane;
 use super::{Ctx, Kind};
@@ -37,7 +38,7 @@ const PEEK_LINES: usize = 20;
 /// Whether the file's first readable line is a transcript fact (`event_type`)
 /// rather than a trace event (`event`).
 pub(super) fn is_transcript(path: &std::path::Path) -> Result<bool, ImportError> {
-    let mut lines = JsonLines::open(path)?;
+    let mut lines = JsonLines::open(path, &Prune::NONE)?;
     let mut scratch = Report::default();
     for _ in 0..PEEK_LINES {
         let Some((_, line)) = lines.next_value(&mut scratch)? else {
@@ -63,7 +64,7 @@ impl Ctx {
         lane_index: usize,
         depth: usize,
     ) -> Result<FileLane, ImportError> {
-        let mut lines = JsonLines::open(path)?;
+        let mut lines = JsonLines::open(path, &Prune::NONE)?;
         let mut lane = FileLane::new(agent);
         let mut children: Vec<ChildRec> = Vec::new();
         // What each assistant message said it would call, by id.
