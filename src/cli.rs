@@ -81,6 +81,16 @@ pub(crate) enum Verb {
         #[arg(long)]
         json: bool,
     },
+    /// The MCP servers this workspace configures: each is started, its state
+    /// and tools listed, and stopped.
+    Mcp {
+        /// The workspace (default: the current folder).
+        #[arg(long, value_name = "DIR", value_parser = folder)]
+        cwd: Option<PathBuf>,
+        /// One JSON object per server, one per line.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

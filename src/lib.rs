@@ -6,6 +6,7 @@ pub mod config;
 pub mod event;
 pub mod headless;
 pub mod ident;
+pub mod mcp;
 pub mod model;
 pub mod policy;
 pub mod printer;

@@ -46,6 +46,7 @@ fn main() -> ExitCode {
         Some(Verb::Traces(args)) => traces(&args),
         Some(Verb::Watch(args)) => watch(&args),
         Some(Verb::Agents { cwd, json }) => agents(cwd, json),
+        Some(Verb::Mcp { cwd, json }) => mcp(cwd, json),
         Some(Verb::Demo(args)) => {
             let model = ModelArgs {
                 provider: Some(Provider::Offline),
@@ -99,7 +100,7 @@ fn headless(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow:
     } else {
         AutoApprove::DenyAll
     };
-    let Prepared { session, .. } = prepare(model_args, args, Arc::new(approver))?;
+    let Prepared { mut session, .. } = prepare(model_args, args, Arc::new(approver))?;
     tracing::info!(session = session.id(), "headless run");
     let format = if args.json {
         OutputFormat::Json
@@ -115,6 +116,9 @@ fn headless(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow:
             brood::signals::stop_requested(brood::signals::Listen::WithCtrlC).await;
             on_ctrl_c.cancel();
         });
+        for warning in session.start_mcp().await {
+            eprintln!("brood: {}", brood::text::visible(&warning));
+        }
         headless::run(session, &prompt, format, cancel).await
     });
     if let RunExit::Failed(reason) = &exit {
@@ -129,10 +133,16 @@ fn workbench(
     first_prompt: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let approver = Arc::new(ChannelApprover::new());
-    let Prepared { session, info, .. } = prepare(model_args, args, approver.clone())?;
+    let Prepared {
+        mut session, info, ..
+    } = prepare(model_args, args, approver.clone())?;
     tracing::info!(session = session.id(), "workbench");
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
+        // Before the screen is the terminal's: what did not start is said here.
+        for warning in session.start_mcp().await {
+            eprintln!("brood: {}", brood::text::visible(&warning));
+        }
         let events = session.bus().subscribe();
         let (ops, op_rx) = tokio::sync::mpsc::unbounded_channel();
         let shutdown = CancellationToken::new();
@@ -362,6 +372,34 @@ fn check_command(command: &str) -> anyhow::Result<ExitCode> {
 }
 
 /// `brood agents`: every profile a session in the workspace would offer.
+/// `brood mcp`: starts the configured servers, lists them, stops them.
+fn mcp(cwd: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
+    let workspace = match cwd {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("cannot read the current folder")?,
+    };
+    let config = load_setup(&workspace, &ToolRegistry::base().available())?;
+    for note in &config.mcp.notes {
+        eprintln!("brood: {}", brood::text::visible(note));
+    }
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let status = runtime.block_on(async {
+        brood::mcp::McpHub::start(config.mcp.servers.clone())
+            .await
+            .status()
+    });
+    let mut out = std::io::stdout().lock();
+    match json {
+        true => {
+            for server in &status {
+                writeln!(out, "{}", brood::mcp::status_json(server))?;
+            }
+        }
+        false => write!(out, "{}", brood::mcp::render_status(&status))?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn agents(cwd: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
     let workspace = match cwd {
         Some(dir) => dir,

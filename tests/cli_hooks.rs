@@ -26,16 +26,6 @@ fn hook_runs(events: &[Value]) -> Vec<&Value> {
     events.iter().filter(|e| e["type"] == "hook_run").collect()
 }
 
-fn results_of(body: &Value) -> Vec<Value> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .filter(|b| b["type"] == "tool_result")
-        .collect()
-}
-
 /// One bash call, then a closing sentence.
 fn one_call(command: &'static str) -> StreamServer {
     StreamServer::start(move |request, _| {

@@ -36,7 +36,7 @@ non-empty string, \"findings\": [strings], \"evidence\": [\"path:line\" strings]
 /// A tool a profile may name: its name and what it does, which decides
 /// whether a read-only profile may hold it (the same question the run-time
 /// barrier asks).
-pub type AvailableTool = (&'static str, ToolKind);
+pub type AvailableTool<'a> = (&'a str, ToolKind);
 
 /// Which model an agent runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,8 +194,13 @@ impl Profile {
                 .find(|(name, _)| name == tool)
                 .map(|(_, kind)| *kind);
             let writes = match kind {
-                Some(ToolKind::Read) | None => false,
-                Some(ToolKind::Write | ToolKind::Exec | ToolKind::Delegate) => true,
+                Some(ToolKind::Read | ToolKind::External { read_only: true }) | None => false,
+                Some(
+                    ToolKind::Write
+                    | ToolKind::Exec
+                    | ToolKind::Delegate
+                    | ToolKind::External { read_only: false },
+                ) => true,
             };
             if self.permission_mode == PermissionMode::ReadOnly && writes {
                 return Err(ProfileError::ReadOnlyWrites {

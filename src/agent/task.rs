@@ -60,11 +60,11 @@ impl TaskTool {
 
 #[async_trait]
 impl Tool for TaskTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         TASK_TOOL
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Delegate a self-contained job to a subagent that works in a fresh context and returns \
          only its answer. Use it for read-heavy investigations (finding where something is \
          handled, tracing a flow, surveying a codebase) so your own context stays small. The \

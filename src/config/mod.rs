@@ -13,6 +13,7 @@ pub mod agent_files;
 pub mod hooks;
 pub mod instructions;
 mod listing;
+pub mod mcp;
 pub mod permissions;
 mod profiles;
 mod sandbox;
@@ -143,6 +144,8 @@ struct ConfigFile {
     hooks: BTreeMap<String, Vec<hooks::TomlHook>>,
     #[serde(default)]
     profiles: BTreeMap<String, profiles::RawProfile>,
+    #[serde(default)]
+    mcp_servers: BTreeMap<String, mcp::CodexServer>,
 }
 
 /// Model settings read from config files; later files override earlier ones.
@@ -175,6 +178,11 @@ pub struct LoadedConfig {
     pub rules: permissions::LoadedRules,
     /// The user's command hooks.
     pub hooks: hooks::LoadedHooks,
+    /// The MCP servers configured, and what to say about them at start.
+    pub mcp: mcp::LoadedMcp,
+    /// Each `brood.toml`'s `[mcp_servers]`, read again with the Claude Code
+    /// files once the workspace is known.
+    mcp_tables: Vec<(PathBuf, BTreeMap<String, mcp::CodexServer>)>,
 }
 
 /// Where a profile was defined, and what its definition lost on the way.
@@ -256,6 +264,14 @@ fn load_in(
     let mut config = load(&config_files(workspace), agent_folders, &root, tools)?;
     let settings = permissions::settings_files(workspace);
     permissions::read_settings(&mut config.rules, &mut config.hooks, &settings, &root)?;
+    let env = |name: &str| std::env::var(name).ok();
+    config.mcp = mcp::load(
+        &mcp::Places::from_env(),
+        workspace,
+        &root,
+        &config.mcp_tables,
+        &env,
+    )?;
     Ok(config)
 }
 
@@ -295,6 +311,7 @@ fn load(
     }
     // Each file's profiles, checked now and put in after the agent files.
     let mut file_profiles: Vec<(PathBuf, BTreeMap<String, Profile>)> = Vec::new();
+    let mut mcp_tables = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.clone(),
@@ -321,7 +338,9 @@ fn load(
             permissions: lists,
             hooks: hook_tables,
             profiles: _,
+            mcp_servers,
         } = file;
+        mcp_tables.push((path.clone(), mcp_servers));
         let owner = match config_dir().is_some_and(|dir| path.starts_with(dir)) {
             true => sandbox::Owner::User,
             false => sandbox::Owner::Workspace,
@@ -386,6 +405,8 @@ fn load(
         skipped_agents: agents.skipped,
         rules,
         hooks,
+        mcp: mcp::LoadedMcp::default(),
+        mcp_tables,
     })
 }
 

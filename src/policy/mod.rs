@@ -146,7 +146,17 @@ impl Policy {
         match self.mode {
             PermissionMode::Normal => {}
             PermissionMode::ReadOnly => match kind {
-                ToolKind::Read => {}
+                // A server's word that its tool only reads is what a profile
+                // that lists the server relies on; the rest cannot run here.
+                ToolKind::Read | ToolKind::External { read_only: true } => {}
+                ToolKind::External { read_only: false } => {
+                    return Verdict::new(
+                        Decision::Deny,
+                        format!(
+                            "read-only mode: {tool} is an MCP tool its server does not mark read-only"
+                        ),
+                    );
+                }
                 // A second barrier: profiles should never hand these tools to a
                 // read-only agent, but if one does, the call still stops here.
                 ToolKind::Write | ToolKind::Exec | ToolKind::Delegate => {
@@ -170,6 +180,13 @@ impl Policy {
             ToolKind::Delegate => (
                 Verdict::new(Decision::Allow, "starting a subagent is allowed"),
                 None,
+            ),
+            ToolKind::External { .. } => (
+                Verdict::new(
+                    Decision::Ask,
+                    format!("{tool} is a tool of an MCP server: it asks unless a rule allows it"),
+                ),
+                self.rules.for_tool(tool),
             ),
         };
         with_rule(base, rule)

@@ -67,6 +67,9 @@ enum Target {
     Edit,
     /// `Write`: write_file.
     Write,
+    /// `mcp__server__tool`, `mcp__server__*` or `mcp__server`: tools of an
+    /// MCP server, by name (held in an [`Matcher::Exact`]).
+    Mcp,
 }
 
 /// One rule, as written and where.
@@ -120,9 +123,11 @@ impl UserRules {
             "Read" | "read_file" | "Grep" | "Glob" | "LS" => Target::Read,
             "Edit" | "MultiEdit" | "edit_file" => Target::Edit,
             "Write" | "write_file" => Target::Write,
+            name if name.starts_with("mcp__") && inner.is_none() => Target::Mcp,
             _ => return Ok(false),
         };
         let matcher = match (target, inner) {
+            (Target::Mcp, _) => Matcher::Exact(tool.to_string()),
             (_, None) | (_, Some("") | Some("*")) => Matcher::All,
             (Target::Bash, Some(pattern)) => bash_matcher(pattern),
             (Target::Read | Target::Edit | Target::Write, Some(pattern)) => {
@@ -211,7 +216,7 @@ impl UserRules {
             Target::Read => kind == ToolKind::Read,
             Target::Edit => kind == ToolKind::Write,
             Target::Write => tool == "write_file",
-            Target::Bash => false,
+            Target::Bash | Target::Mcp => false,
         };
         let direct = self.strongest(|rule| {
             covers(rule.target)
@@ -241,6 +246,14 @@ impl UserRules {
             }),
             (direct, None) => direct,
         }
+    }
+
+    /// The strongest rule about the MCP tool `name` (`mcp__server__tool`).
+    pub(super) fn for_tool(&self, name: &str) -> Option<RuleVerdict> {
+        self.strongest(|rule| {
+            rule.target == Target::Mcp
+                && matches!(&rule.matcher, Matcher::Exact(pattern) if mcp_rule_matches(pattern, name))
+        })
     }
 
     fn strongest(&self, matches: impl Fn(&UserRule) -> bool) -> Option<RuleVerdict> {
@@ -317,6 +330,23 @@ fn path_matcher(pattern: &str, root: &Path, home: Option<&Path>) -> Result<Match
         })
         .collect();
     Ok(Matcher::Path { glob, base })
+}
+
+/// Whether an MCP rule names the tool `name`: exactly, by a trailing `*`, or
+/// by the server alone (`mcp__github` is every tool of `github`), as Claude
+/// Code reads them.
+fn mcp_rule_matches(pattern: &str, name: &str) -> bool {
+    if let Some(prefix) = pattern.strip_suffix('*') {
+        return name.starts_with(prefix);
+    }
+    let server_only = pattern
+        .strip_prefix("mcp__")
+        .is_some_and(|rest| !rest.contains("__"));
+    name == pattern
+        || (server_only
+            && name
+                .strip_prefix(pattern)
+                .is_some_and(|rest| rest.starts_with("__")))
 }
 
 #[cfg(test)]
@@ -431,5 +461,21 @@ mod tests {
                 .contains("parenthesis")
         );
         assert!(r.is_empty());
+    }
+
+    #[test]
+    fn mcp_rules_name_a_tool_a_pattern_or_a_whole_server() {
+        assert!(mcp_rule_matches(
+            "mcp__github__get_issue",
+            "mcp__github__get_issue"
+        ));
+        assert!(!mcp_rule_matches(
+            "mcp__github__get_issue",
+            "mcp__github__get_issues"
+        ));
+        assert!(mcp_rule_matches("mcp__github__*", "mcp__github__create_pr"));
+        assert!(mcp_rule_matches("mcp__github", "mcp__github__create_pr"));
+        assert!(!mcp_rule_matches("mcp__github", "mcp__githubx__create_pr"));
+        assert!(!mcp_rule_matches("mcp__git", "mcp__github__create_pr"));
     }
 }

@@ -24,6 +24,13 @@ pub enum ToolKind {
     Exec,
     /// Starts a subagent (the `task` tool).
     Delegate,
+    /// A tool of an MCP server: what it does is the server's to say, so it
+    /// asks unless a rule allows it, and runs in a read-only agent only when
+    /// the server marks it read-only.
+    External {
+        /// The server's `readOnlyHint`.
+        read_only: bool,
+    },
 }
 
 /// A tool call in one line for people: the `summary` its `tool_call` event

@@ -27,7 +27,7 @@ pub enum Tool {
 }
 
 impl Tool {
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
             Tool::ClaudeCode => "claude",
             Tool::Codex => "codex",

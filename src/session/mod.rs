@@ -77,6 +77,11 @@ pub struct SessionOptions {
     pub rules: UserRules,
     /// The user's command hooks (`PreToolUse`, `Stop`, …).
     pub command_hooks: Vec<HookSpec>,
+    /// The MCP servers to start ([`Session::start_mcp`]).
+    pub mcp: Vec<crate::config::mcp::McpServerConfig>,
+    /// Values besides the credential variables that no event may show (MCP
+    /// servers' `env` values and headers).
+    pub secrets: Vec<String>,
 }
 
 pub struct Session {
@@ -86,6 +91,8 @@ pub struct Session {
     messages: Vec<Message>,
     trace_path: Option<PathBuf>,
     policy: Arc<Policy>,
+    mcp_configs: Vec<crate::config::mcp::McpServerConfig>,
+    mcp: Arc<crate::mcp::McpHub>,
 }
 
 impl Session {
@@ -93,7 +100,9 @@ impl Session {
         let id = config::new_session_id();
         let workspace = Arc::new(Workspace::new(&options.workspace)?);
         let bus = EventBus::new();
-        bus.set_secrets(config::secrets_from_env());
+        let mut secrets = config::secrets_from_env();
+        secrets.extend(options.secrets);
+        bus.set_secrets(secrets);
         let trace_path = match options.trace {
             TraceTarget::Default => {
                 let path = config::default_trace_path(&id)?;
@@ -188,7 +197,36 @@ impl Session {
             messages: Vec::new(),
             trace_path,
             policy,
+            mcp_configs: options.mcp,
+            mcp: crate::mcp::McpHub::empty(),
         })
+    }
+
+    /// Starts the session's MCP servers and offers their tools to the parent;
+    /// what to say of servers that did not start.
+    pub async fn start_mcp(&mut self) -> Vec<String> {
+        if self.mcp_configs.is_empty() {
+            return Vec::new();
+        }
+        self.mcp = crate::mcp::McpHub::start(std::mem::take(&mut self.mcp_configs)).await;
+        for tool in self.mcp.tools(|_| true) {
+            self.parent.tools.register(Arc::new(tool));
+        }
+        self.mcp
+            .status()
+            .into_iter()
+            .filter_map(|s| match s.state {
+                crate::mcp::ServerState::Ready { .. } => None,
+                crate::mcp::ServerState::Failed { error } => {
+                    Some(format!("MCP server `{}` ({}): {error}", s.name, s.source))
+                }
+            })
+            .collect()
+    }
+
+    /// The session's MCP servers.
+    pub fn mcp(&self) -> &Arc<crate::mcp::McpHub> {
+        &self.mcp
     }
 
     pub fn id(&self) -> &str {

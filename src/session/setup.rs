@@ -125,6 +125,8 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         instructions: instructions.clone(),
         rules: config.rules.rules.clone(),
         command_hooks: config.hooks.hooks.clone(),
+        mcp: config.mcp.servers.clone(),
+        secrets: config.mcp.secrets(),
     })?;
     let mut warnings: Vec<String> = config
         .settings
@@ -137,6 +139,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
     warnings.extend(instructions.notes.iter().cloned());
     warnings.extend(config.rules.notes.iter().cloned());
     warnings.extend(config.hooks.notes.iter().cloned());
+    warnings.extend(config.mcp.notes.iter().cloned());
     warnings.extend(session.sandbox().warning());
     let info = SessionInfo {
         provider: settings.provider.as_str().to_string(),

@@ -34,6 +34,8 @@ fn start(dir: &std::path::Path, script: &serde_json::Value) -> Running {
         max_steps: None,
         hooks: Hooks::default(),
         command_hooks: Vec::new(),
+        mcp: Vec::new(),
+        secrets: Vec::new(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

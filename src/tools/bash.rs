@@ -28,11 +28,11 @@ pub struct BashTool;
 
 #[async_trait]
 impl Tool for BashTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "bash"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Run a command with `bash -c` in the workspace root and return its exit code, \
          stdout and stderr. There is no input (stdin is empty) and no terminal, so use \
          non-interactive flags. Default timeout 120000 ms (at most 600000); on timeout \

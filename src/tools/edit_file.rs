@@ -20,11 +20,11 @@ pub struct EditFileTool;
 
 #[async_trait]
 impl Tool for EditFileTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "edit_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Replace exact text in a file. `old_text` must match the file exactly, \
          including indentation and line breaks, and must occur exactly once unless \
          `replace_all` is true; include enough surrounding lines to make it unique. \

@@ -19,11 +19,11 @@ pub struct GlobTool;
 
 #[async_trait]
 impl Tool for GlobTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "glob"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Find files by glob pattern. The pattern is matched against each file's path \
          relative to the search folder: `*` matches within one path segment, `**` across \
          folders, so `*.rs` finds only top-level files and `**/*.rs` finds them at any \

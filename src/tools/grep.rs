@@ -32,11 +32,11 @@ pub struct GrepTool;
 
 #[async_trait]
 impl Tool for GrepTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "grep"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Search file contents with a regular expression (Rust regex syntax, like \
          ripgrep: `fn\\s+main`, `TODO|FIXME`; escape literal braces and dots). Searches \
          the workspace root, or `path` (a folder or a single file), skipping files \

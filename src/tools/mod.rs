@@ -71,9 +71,9 @@ pub enum ToolError {
 
 #[async_trait]
 pub trait Tool: Send + Sync {
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     /// What the model reads to decide when to call the tool.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
     /// JSON schema of the input (`type: object`, `properties`, `required`).
     fn input_schema(&self) -> Value;
     fn kind(&self) -> ToolKind;

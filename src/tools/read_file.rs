@@ -28,11 +28,11 @@ pub struct ReadFileTool;
 
 #[async_trait]
 impl Tool for ReadFileTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "read_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Read a text file. Returns its lines numbered like `cat -n` (line number, tab, \
          text). Paths are relative to the workspace root. Shows at most 2000 lines or \
          50,000 characters per call; when the file goes on, the output ends with a \

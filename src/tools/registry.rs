@@ -67,12 +67,12 @@ impl ToolRegistry {
         self.tools.iter().find(|t| t.name() == name).cloned()
     }
 
-    pub fn names(&self) -> Vec<&'static str> {
+    pub fn names(&self) -> Vec<&str> {
         self.tools.iter().map(|t| t.name()).collect()
     }
 
     /// Each tool's name and kind: what profiles are checked against.
-    pub fn available(&self) -> Vec<(&'static str, ToolKind)> {
+    pub fn available(&self) -> Vec<(&str, ToolKind)> {
         self.tools.iter().map(|t| (t.name(), t.kind())).collect()
     }
 

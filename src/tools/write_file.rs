@@ -14,11 +14,11 @@ pub struct WriteFileTool;
 
 #[async_trait]
 impl Tool for WriteFileTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "write_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Create a file or replace its whole content. Paths are relative to the \
          workspace root; missing parent folders are created. Overwriting keeps the \
          file's permissions. To change part of an existing file, prefer edit_file; \

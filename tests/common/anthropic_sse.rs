@@ -118,3 +118,14 @@ pub fn tool_turn(input_tokens: u64, calls: &[(&str, &str, &str)]) -> String {
     }
     out + &message_end("tool_use", 20)
 }
+
+/// The `tool_result` blocks of a request's messages, in order.
+pub fn results_of(body: &Value) -> Vec<Value> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "tool_result")
+        .collect()
+}

@@ -73,12 +73,23 @@ impl Sandbox {
     /// `base_url`, with a key that is not real; asserts it exits 0 and
     /// returns its output.
     pub fn run_anthropic(&self, base_url: &str, args: &[&str]) -> Output {
+        self.run_anthropic_with(base_url, args, &[])
+    }
+
+    /// [`Sandbox::run_anthropic`] with more environment variables.
+    pub fn run_anthropic_with(
+        &self,
+        base_url: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Output {
         let mut all = vec!["run", "--provider", "anthropic"];
         all.extend_from_slice(args);
         let out = self
             .command(&all)
             .env("ANTHROPIC_BASE_URL", base_url)
             .env("ANTHROPIC_API_KEY", "test-key-not-real")
+            .envs(env.iter().copied())
             .output()
             .unwrap();
         assert_eq!(

@@ -11,11 +11,11 @@ struct Deploy(Arc<AtomicUsize>);
 
 #[async_trait]
 impl Tool for Deploy {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "deploy"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Deploys the workspace."
     }
 

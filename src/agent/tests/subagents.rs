@@ -34,6 +34,8 @@ fn world(script: Value, light_model: Option<&str>, max_parallel: usize) -> World
         max_steps: None,
         hooks: Hooks::default(),
         command_hooks: Vec::new(),
+        mcp: Vec::new(),
+        secrets: Vec::new(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

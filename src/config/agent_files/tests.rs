@@ -13,7 +13,8 @@ fn write(dir: &Path, rel: &str, text: &str) {
 }
 
 fn read_dir(format: AgentFormat, dir: &Path) -> AgentFiles {
-    let tools = crate::tools::ToolRegistry::base().available();
+    let registry = crate::tools::ToolRegistry::base();
+    let tools = registry.available();
     read(&[(format, dir.to_path_buf())], &tools, Some("small-model"))
 }
 

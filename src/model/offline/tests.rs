@@ -507,6 +507,8 @@ async fn a_question_is_answered_end_to_end_through_a_real_session() {
         max_steps: None,
         hooks: Hooks::default(),
         command_hooks: Vec::new(),
+        mcp: Vec::new(),
+        secrets: Vec::new(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -12,10 +12,10 @@ struct FakeGrep;
 
 #[async_trait]
 impl Tool for FakeGrep {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "grep"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "fake"
     }
     fn input_schema(&self) -> Value {

@@ -37,6 +37,8 @@ async fn record(script: serde_json::Value) -> Vec<Event> {
         max_steps: None,
         hooks: Hooks::default(),
         command_hooks: Vec::new(),
+        mcp: Vec::new(),
+        secrets: Vec::new(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -1,0 +1,202 @@
+//! Tools from Model Context Protocol servers.
+//!
+//! A session starts every configured server once ([`McpHub::start`], all at
+//! once, each within its startup timeout) and shares them among its agents:
+//! each server's tools are offered as `mcp__<server>__<tool>` ([`McpTool`]).
+//! A server that fails to start is kept with its error, for the title bar and
+//! `brood mcp`; one that stops later fails the calls in flight and those after
+//! with an error result, and the session goes on. The `rmcp` SDK is behind
+//! `client.rs` alone.
+
+mod client;
+mod listing;
+mod tool;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::config::mcp::{McpServerConfig, McpTransport};
+use client::Connection;
+pub use client::ServerTool;
+pub use listing::{render_status, status_json};
+pub use tool::McpTool;
+
+/// What went wrong with a server.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpError {
+    #[error("{0}")]
+    Config(String),
+    #[error("cannot start it: {0}")]
+    Spawn(String),
+    #[error("it did not answer the MCP handshake: {0}")]
+    Handshake(String),
+    #[error("it did not start within {} s", .0.as_secs_f64())]
+    StartTimeout(Duration),
+    #[error("{0}")]
+    Call(String),
+    #[error("no answer within {} s", .0.as_secs_f64())]
+    CallTimeout(Duration),
+    #[error("the server has stopped")]
+    Gone,
+}
+
+/// Where a server is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerState {
+    Ready { tools: Vec<ServerTool> },
+    Failed { error: String },
+}
+
+/// One server as `brood mcp` and the title bar show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerStatus {
+    pub name: String,
+    /// The file that configured it.
+    pub source: String,
+    /// `stdio` or `http`.
+    pub transport: &'static str,
+    pub state: ServerState,
+}
+
+struct Server {
+    config: McpServerConfig,
+    connection: Option<Connection>,
+    state: Mutex<ServerState>,
+}
+
+/// The session's MCP servers.
+pub struct McpHub {
+    servers: Vec<Server>,
+}
+
+impl McpHub {
+    /// No servers.
+    pub fn empty() -> Arc<McpHub> {
+        Arc::new(McpHub {
+            servers: Vec::new(),
+        })
+    }
+
+    /// Starts every server in `configs` at once and lists its tools.
+    pub async fn start(configs: Vec<McpServerConfig>) -> Arc<McpHub> {
+        let started = futures::future::join_all(configs.into_iter().map(|config| async move {
+            let connected = async {
+                let connection = client::connect(&config).await?;
+                let tools = tokio::time::timeout(config.startup_timeout, connection.tools())
+                    .await
+                    .map_err(|_| McpError::StartTimeout(config.startup_timeout))??;
+                Ok::<_, McpError>((connection, tools))
+            }
+            .await;
+            match connected {
+                Ok((connection, tools)) => {
+                    let tools = tools
+                        .into_iter()
+                        .filter(|t| config.offers(&t.name))
+                        .collect();
+                    Server {
+                        config,
+                        connection: Some(connection),
+                        state: Mutex::new(ServerState::Ready { tools }),
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(server = %config.name, "MCP server did not start: {e}");
+                    Server {
+                        config,
+                        connection: None,
+                        state: Mutex::new(ServerState::Failed {
+                            error: e.to_string(),
+                        }),
+                    }
+                }
+            }
+        }))
+        .await;
+        Arc::new(McpHub { servers: started })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// Every server and its state.
+    pub fn status(&self) -> Vec<ServerStatus> {
+        self.servers
+            .iter()
+            .map(|s| ServerStatus {
+                name: s.config.name.clone(),
+                source: s.config.source.clone(),
+                transport: match s.config.transport {
+                    McpTransport::Stdio { .. } => "stdio",
+                    McpTransport::Http { .. } => "http",
+                },
+                state: s.state(),
+            })
+            .collect()
+    }
+
+    /// The tools of the servers `keep` accepts (by server name), ready to
+    /// register.
+    pub fn tools(self: &Arc<Self>, keep: impl Fn(&str) -> bool) -> Vec<McpTool> {
+        let mut out = Vec::new();
+        for (index, server) in self.servers.iter().enumerate() {
+            if !keep(&server.config.name) {
+                continue;
+            }
+            if let ServerState::Ready { tools } = server.state() {
+                out.extend(
+                    tools
+                        .into_iter()
+                        .map(|tool| McpTool::new(self.clone(), index, &server.config.name, tool)),
+                );
+            }
+        }
+        out
+    }
+
+    /// Calls `tool` of server `index`. A server found stopped is marked so,
+    /// and every later call fails at once.
+    async fn call(
+        &self,
+        index: usize,
+        tool: &str,
+        arguments: serde_json::Value,
+    ) -> Result<serde_json::Value, McpError> {
+        let server = self.servers.get(index).ok_or(McpError::Gone)?;
+        let connection = match (&server.connection, server.state()) {
+            (Some(connection), ServerState::Ready { .. }) if !connection.is_closed() => connection,
+            _ => {
+                server.fail("the server has stopped");
+                return Err(McpError::Gone);
+            }
+        };
+        let result = connection
+            .call(tool, arguments, server.config.tool_timeout)
+            .await;
+        if matches!(result, Err(McpError::Gone)) || (result.is_err() && connection.is_closed()) {
+            server.fail("the server stopped during a call");
+            return Err(McpError::Gone);
+        }
+        result
+    }
+
+    fn server_name(&self, index: usize) -> &str {
+        self.servers
+            .get(index)
+            .map_or("?", |s| s.config.name.as_str())
+    }
+}
+
+impl Server {
+    fn state(&self) -> ServerState {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn fail(&self, error: &str) {
+        tracing::warn!(server = %self.config.name, "MCP server failed: {error}");
+        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = ServerState::Failed {
+            error: error.to_string(),
+        };
+    }
+}

@@ -1,0 +1,314 @@
+//! MCP servers through the binary: `examples/mcp_test_server.rs` (rmcp's
+//! server side, over stdio) configured in `.mcp.json` and `brood.toml`, and a
+//! local server speaking the Anthropic wire format as the model. `brood mcp`
+//! lists servers, states and tools; a model's call reaches the server and
+//! its result the next request; a call asks unless a rule allows it; a
+//! secret a server prints never reaches the trace; a crash or a timeout is
+//! an error result and the session goes on.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use common::anthropic_sse::*;
+use common::stream_server::*;
+use common::{Sandbox, stderr, stdout};
+use serde_json::{Value, json};
+
+/// The test server's binary, built once if `cargo test` did not build it.
+fn server_bin() -> PathBuf {
+    static BUILD: Once = Once::new();
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_brood"))
+        .parent()
+        .unwrap()
+        .join("examples/mcp_test_server");
+    BUILD.call_once(|| {
+        if !bin.exists() {
+            let status = std::process::Command::new(env!("CARGO"))
+                .args(["build", "--example", "mcp_test_server"])
+                .status()
+                .unwrap();
+            assert!(status.success(), "cannot build the MCP test server");
+        }
+    });
+    bin
+}
+
+/// A workspace whose `.mcp.json` names the test server as `t` (and what
+/// `extra` adds), allowed by the user's local settings.
+fn with_server(extra: Value) -> Sandbox {
+    let sb = Sandbox::new();
+    let mut servers =
+        json!({"t": {"command": server_bin(), "env": {"TEST_TOKEN": "${MY_TOKEN:-none}"}}});
+    for (name, server) in extra.as_object().unwrap() {
+        servers[name] = server.clone();
+    }
+    sb.write(".mcp.json", &json!({"mcpServers": servers}).to_string());
+    sb.write(
+        ".claude/settings.local.json",
+        r#"{"enableAllProjectMcpServers": true}"#,
+    );
+    sb
+}
+
+/// The model calls each of `calls` in turn, one per request, then ends.
+fn model(calls: Vec<(&'static str, Value)>) -> StreamServer {
+    StreamServer::start(move |request, _| {
+        let body = request.json();
+        let done = results_of(&body).len();
+        let stream = match calls.get(done) {
+            Some((name, input)) => {
+                tool_turn(400, &[(&format!("toolu_{done}"), name, &input.to_string())])
+            }
+            None => text_turn(500, "All done."),
+        };
+        Reply::sse_per_event(&stream, Duration::ZERO)
+    })
+}
+
+#[test]
+fn brood_mcp_lists_servers_their_state_and_tools() {
+    let sb = with_server(json!({"gone": {"command": "/nonexistent/mcp-server"}}));
+    // A server that never answers, with a short startup timeout (Codex's field).
+    sb.write(
+        "brood.toml",
+        &format!(
+            "[mcp_servers.hang]\ncommand = {:?}\nenv = {{ MCP_TEST_HANG = \"1\" }}\nstartup_timeout_sec = 1\n",
+            server_bin().to_str().unwrap()
+        ),
+    );
+    let started = Instant::now();
+    let out = sb
+        .command(&["mcp", "--json"])
+        .env("MY_TOKEN", "tok-abcdef")
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let by_name = |name: &str| lines.iter().find(|l| l["name"] == name).unwrap().clone();
+    let t = by_name("t");
+    assert_eq!(
+        (t["state"].as_str(), t["transport"].as_str()),
+        (Some("ready"), Some("stdio"))
+    );
+    let tools: Vec<&str> = t["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "mcp__t__echo",
+            "mcp__t__search",
+            "mcp__t__docs",
+            "mcp__t__slow",
+            "mcp__t__fail",
+            "mcp__t__crash",
+            "mcp__t__token"
+        ]
+    );
+    assert_eq!(t["tools"][2]["read_only"], true);
+    assert_eq!(by_name("hang")["error"], "it did not start within 1 s");
+    assert!(
+        by_name("gone")["error"]
+            .as_str()
+            .unwrap()
+            .contains("No such file"),
+        "{lines:?}"
+    );
+    // The table says the same for people.
+    let table = stdout(&sb.command(&["mcp"]).output().unwrap());
+    assert!(
+        table.contains("t  stdio  ready · 7 tools  (.mcp.json)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("  mcp__t__docs  [read-only]  Reads the documentation."),
+        "{table}"
+    );
+    assert!(
+        table.contains("hang  stdio  failed: it did not start within 1 s  (brood.toml)"),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_workspace_server_does_not_start_without_the_users_yes() {
+    let sb = Sandbox::new();
+    let log = sb.root.path().join("calls.log");
+    sb.write(
+        ".mcp.json",
+        &json!({"mcpServers": {"t": {"command": server_bin(), "env": {"MCP_TEST_LOG": log}}}})
+            .to_string(),
+    );
+    let out = sb.run(&["mcp"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).contains("no MCP servers configured"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("MCP server `t` is the workspace's and starts once you allow it"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_model_calls_an_mcp_tool_and_reads_its_result() {
+    let sb = with_server(json!({}));
+    let trace = sb.root.path().join("t.jsonl");
+    let server = model(vec![
+        ("mcp__t__echo", json!({"text": "hello"})),
+        (
+            "mcp__t__search",
+            json!({"query": {"terms": ["a", "b"], "filters": {"limit": 2}}}),
+        ),
+        ("mcp__t__token", json!({})),
+        ("mcp__t__fail", json!({})),
+    ]);
+    let out = sb.run_anthropic_with(
+        &server.base_url(),
+        &[
+            "--model",
+            "claude-test",
+            "--yes",
+            "--trace",
+            trace.to_str().unwrap(),
+            "use the server",
+        ],
+        &[("MY_TOKEN", "tok-secret-9876")],
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 5);
+    let first = requests[0].json();
+    let names = tool_names(&first);
+    assert!(
+        names.contains(&"mcp__t__echo".to_string()) && names.contains(&"bash".to_string()),
+        "{names:?}"
+    );
+    // The nested schema is offered as the server wrote it.
+    let search = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "mcp__t__search")
+        .unwrap();
+    assert_eq!(
+        search["input_schema"]["properties"]["query"]["properties"]["terms"]["items"]["type"],
+        "string"
+    );
+    let results = results_of(&requests[4].json());
+    let text = |i: usize| {
+        results[i]["content"]
+            .as_str()
+            .map(String::from)
+            .unwrap_or_else(|| results[i]["content"].to_string())
+    };
+    assert_eq!(text(0), "echo: hello");
+    assert!(
+        text(1).contains(r#"searched {"terms":["a","b"],"filters":{"limit":2}}"#),
+        "{}",
+        text(1)
+    );
+    assert!(
+        !text(2).contains("tok-secret-9876") && text(2).contains("[redacted]"),
+        "{}",
+        text(2)
+    );
+    assert_eq!(
+        (
+            text(3).contains("it failed on purpose"),
+            results[3]["is_error"].as_bool()
+        ),
+        (true, Some(true))
+    );
+    let written = std::fs::read_to_string(&trace).unwrap();
+    assert!(
+        !written.contains("tok-secret-9876"),
+        "the secret reached the trace"
+    );
+    assert!(written.contains("\"name\":\"mcp__t__echo\""));
+    assert!(stdout(&out).contains("mcp__t__echo"), "{}", stdout(&out));
+}
+
+#[test]
+fn an_mcp_call_asks_unless_a_rule_allows_it() {
+    let sb = with_server(json!({}));
+    let server = model(vec![
+        ("mcp__t__echo", json!({"text": "hi"})),
+        ("mcp__t__docs", json!({})),
+    ]);
+    sb.write("brood.toml", "[permissions]\nallow = [\"mcp__t__docs\"]\n");
+    let out = sb.run_anthropic(&server.base_url(), &["--model", "claude-test", "go"]);
+    let results = results_of(&server.requests()[2].json());
+    assert_eq!(results[0]["is_error"], true, "{results:?}");
+    assert!(
+        results[0]["content"]
+            .to_string()
+            .contains("asks unless a rule allows it"),
+        "{results:?}"
+    );
+    assert_eq!(
+        results[1]["content"].as_str(),
+        Some("docs about everything"),
+        "{results:?}"
+    );
+    assert!(stdout(&out).contains("All done."));
+}
+
+#[test]
+fn a_crashed_or_slow_server_is_an_error_result_and_the_session_goes_on() {
+    let sb = with_server(json!({}));
+    sb.write(
+        "brood.toml",
+        &format!(
+            "[mcp_servers.s]\ncommand = {:?}\ntool_timeout_sec = 1\n",
+            server_bin().to_str().unwrap()
+        ),
+    );
+    let server = model(vec![
+        ("mcp__s__slow", json!({"seconds": 5})),
+        ("mcp__t__crash", json!({})),
+        ("mcp__t__echo", json!({"text": "after"})),
+        ("mcp__s__echo", json!({"text": "still here"})),
+    ]);
+    let started = Instant::now();
+    let out = sb.run_anthropic(
+        &server.base_url(),
+        &["--model", "claude-test", "--yes", "go"],
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    let results = results_of(&server.requests()[4].json());
+    let text = |i: usize| results[i]["content"].to_string();
+    assert!(
+        text(0).contains("MCP server s: no answer within 1 s"),
+        "{}",
+        text(0)
+    );
+    assert!(text(1).contains("MCP server t"), "{}", text(1));
+    assert!(
+        text(2).contains("MCP server t: the server has stopped; its tools are withdrawn"),
+        "{}",
+        text(2)
+    );
+    assert_eq!(results[3]["content"].as_str(), Some("echo: still here"));
+    assert!(stdout(&out).contains("All done."));
+}
