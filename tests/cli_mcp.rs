@@ -312,3 +312,93 @@ fn a_crashed_or_slow_server_is_an_error_result_and_the_session_goes_on() {
     assert_eq!(results[3]["content"].as_str(), Some("echo: still here"));
     assert!(stdout(&out).contains("All done."));
 }
+
+#[test]
+fn a_parent_and_an_explore_child_each_call_an_mcp_tool() {
+    let sb = with_server(json!({}));
+    sb.write("src/a.rs", "fn login() {}\n");
+    sb.write(
+        "brood.toml",
+        "[profiles.docs]\ndescription = \"Reads the docs server.\"\ncontract = \"explore\"\nread_only = true\nmcp_servers = [\"t\"]\n",
+    );
+    let server = StreamServer::start(|request, _| {
+        let body = request.json();
+        let parent = tool_names(&body).iter().any(|n| n == "task");
+        let done = results_of(&body).len();
+        let stream = match (parent, done) {
+            (true, 0) => tool_turn(
+                400,
+                &[("toolu_p0", "mcp__t__echo", r#"{"text":"from the parent"}"#)],
+            ),
+            (true, 1) => tool_turn(
+                400,
+                &[(
+                    "toolu_p1",
+                    "task",
+                    r#"{"prompt":"What do the docs say about login?","description":"docs","subagent_type":"docs"}"#,
+                )],
+            ),
+            (false, 0) => tool_turn(300, &[("toolu_c0", "mcp__t__docs", r#"{"topic":"login"}"#)]),
+            (false, _) => text_turn(
+                300,
+                &json!({"status": "completed", "summary": "The docs describe login.",
+                    "findings": ["login is documented"], "evidence": ["src/a.rs:1"],
+                    "unresolved_questions": []})
+                .to_string(),
+            ),
+            (true, _) => text_turn(500, "All done."),
+        };
+        Reply::sse_per_event(&stream, Duration::ZERO)
+    });
+    let trace = sb.root.path().join("t.jsonl");
+    let out = sb.run_anthropic(
+        &server.base_url(),
+        &[
+            "--model",
+            "claude-test",
+            "--yes",
+            "--trace",
+            trace.to_str().unwrap(),
+            "go",
+        ],
+    );
+    let requests: Vec<Value> = server.requests().iter().map(|r| r.json()).collect();
+    let child: Vec<&Value> = requests
+        .iter()
+        .filter(|b| !tool_names(b).iter().any(|n| n == "task"))
+        .collect();
+    // The read-only child is offered its server's read-only tool and no other.
+    assert_eq!(
+        tool_names(child[0]),
+        ["glob", "grep", "mcp__t__docs", "read_file"]
+    );
+    let child_results = results_of(child.last().unwrap());
+    assert_eq!(
+        child_results[0]["content"].as_str(),
+        Some("docs about login")
+    );
+    let parent_last = requests.last().unwrap();
+    let parent_results = results_of(parent_last);
+    assert_eq!(
+        parent_results[0]["content"].as_str(),
+        Some("echo: from the parent")
+    );
+    assert!(
+        parent_results[1]["content"]
+            .to_string()
+            .contains("The docs describe login.")
+    );
+    // The child's MCP call is in the trace under its own lane.
+    let written = std::fs::read_to_string(&trace).unwrap();
+    let child_call = written
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "tool_call" && e["name"] == "mcp__t__docs")
+        .unwrap();
+    assert_eq!(child_call["agent"], "sub-1");
+    assert!(
+        stdout(&out).contains("[sub-1] mcp__t__docs"),
+        "{}",
+        stdout(&out)
+    );
+}

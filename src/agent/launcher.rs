@@ -16,10 +16,10 @@ use tokio_util::sync::CancellationToken;
 use super::{Agent, Approver, Hooks, ModelRole, PolicyHook, Profile, ResultContract, RunOutcome};
 use crate::event::{AgentId, EventBus, EventKind, TerminalReason, Usage};
 use crate::model::{Message, Model};
-use crate::policy::Policy;
-use crate::protocol::TASK_TOOL;
+use crate::policy::{PermissionMode, Policy};
+use crate::protocol::{TASK_TOOL, ToolKind};
 use crate::text::count;
-use crate::tools::ToolRegistry;
+use crate::tools::{Tool, ToolRegistry};
 use crate::workspace::Workspace;
 
 /// Children that may run at once unless configured otherwise.
@@ -143,9 +143,17 @@ pub struct Launcher {
     profiles: BTreeMap<String, Profile>,
     next_child: AtomicU32,
     slots: Semaphore,
+    /// The session's MCP servers, once started: a child gets the tools of
+    /// the servers its profile lists.
+    mcp: std::sync::OnceLock<Arc<crate::mcp::McpHub>>,
 }
 
 impl Launcher {
+    /// The session's started MCP servers, for the children from now on.
+    pub fn set_mcp(&self, hub: Arc<crate::mcp::McpHub>) {
+        let _ = self.mcp.set(hub);
+    }
+
     pub fn new(parts: LauncherParts) -> Launcher {
         let profiles = parts
             .profiles
@@ -158,6 +166,7 @@ impl Launcher {
             profiles,
             next_child: AtomicU32::new(0),
             slots,
+            mcp: std::sync::OnceLock::new(),
         }
     }
 
@@ -267,6 +276,20 @@ impl Launcher {
         // The profile was validated, but the registry is the last word: a child
         // never holds `task`, whatever it was built from.
         tools.retain(|name| name != TASK_TOOL);
+        if let Some(hub) = self.mcp.get() {
+            let listed = |server: &str| profile.mcp_servers.iter().any(|s| s == server);
+            for tool in hub.tools(listed) {
+                // A read-only child is offered only what its server marks
+                // read-only; its policy refuses the rest anyway.
+                let fits = match (profile.permission_mode, tool.kind()) {
+                    (PermissionMode::ReadOnly, ToolKind::External { read_only }) => read_only,
+                    _ => true,
+                };
+                if fits {
+                    tools.register(Arc::new(tool));
+                }
+            }
+        }
         let policy = parts.policy.with_mode(profile.permission_mode);
         let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(Arc::new(policy)))]);
         hooks.extend(parts.hooks.clone());

@@ -86,6 +86,8 @@ pub struct Profile {
     pub instructions: bool,
     /// The color of its id on screen (an agent file's `color`).
     pub color: Option<String>,
+    /// The MCP servers whose tools it gets, by name (the parent gets all).
+    pub mcp_servers: Vec<String>,
 }
 
 /// A profile that breaks a hard rule.
@@ -139,6 +141,7 @@ impl Profile {
             permission_mode: PermissionMode::Normal,
             instructions: true,
             color: None,
+            mcp_servers: Vec::new(),
         }
     }
 
@@ -159,6 +162,7 @@ impl Profile {
             permission_mode: PermissionMode::Normal,
             instructions: true,
             color: None,
+            mcp_servers: Vec::new(),
         }
     }
 
@@ -178,6 +182,7 @@ impl Profile {
             permission_mode: PermissionMode::ReadOnly,
             instructions: false,
             color: None,
+            mcp_servers: Vec::new(),
         }
     }
 

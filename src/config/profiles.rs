@@ -39,6 +39,8 @@ pub(super) struct RawProfile {
     /// Whether the project instructions go into its prompt (default: yes
     /// but for an explore profile).
     instructions: Option<bool>,
+    /// The MCP servers whose tools it gets.
+    mcp_servers: Option<Vec<String>>,
 }
 
 impl RawProfile {
@@ -66,6 +68,9 @@ impl RawProfile {
         }
         if let Some(prompt) = self.system_prompt {
             profile.system_prompt = prompt;
+        }
+        if let Some(servers) = self.mcp_servers {
+            profile.mcp_servers = servers;
         }
         profile.contract = match contract {
             RawContract::Text => ResultContract::Text,

@@ -93,6 +93,7 @@ pub struct Session {
     policy: Arc<Policy>,
     mcp_configs: Vec<crate::config::mcp::McpServerConfig>,
     mcp: Arc<crate::mcp::McpHub>,
+    launcher: Arc<Launcher>,
 }
 
 impl Session {
@@ -171,7 +172,7 @@ impl Session {
             max_parallel: options.max_parallel,
         }));
         let mut tools = ToolRegistry::base();
-        tools.register(Arc::new(TaskTool::new(launcher)));
+        tools.register(Arc::new(TaskTool::new(launcher.clone())));
         let mut profile = Profile::parent(options.max_steps);
         with_instructions(&mut profile, &options.instructions);
         let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(policy.clone()))]);
@@ -199,6 +200,7 @@ impl Session {
             policy,
             mcp_configs: options.mcp,
             mcp: crate::mcp::McpHub::empty(),
+            launcher,
         })
     }
 
@@ -212,6 +214,7 @@ impl Session {
         for tool in self.mcp.tools(|_| true) {
             self.parent.tools.register(Arc::new(tool));
         }
+        self.launcher.set_mcp(self.mcp.clone());
         self.mcp
             .status()
             .into_iter()

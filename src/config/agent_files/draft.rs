@@ -43,6 +43,8 @@ pub(super) struct Draft {
     /// `sandbox_mode = "read-only"`).
     pub read_only: bool,
     pub color: Option<String>,
+    /// `mcpServers`: the MCP servers whose tools it gets, by name.
+    pub mcp_servers: Vec<String>,
     /// `instructions: true|false`: the project instructions in its prompt.
     pub instructions: Option<bool>,
     /// What the reading of the file had to say.
@@ -64,6 +66,7 @@ impl Draft {
             explore: false,
             read_only: false,
             color: None,
+            mcp_servers: Vec::new(),
             instructions: None,
             warnings: Vec::new(),
         }
@@ -150,6 +153,7 @@ impl Draft {
         }
         profile.instructions = self.instructions.unwrap_or(profile.instructions);
         profile.color = self.color.clone();
+        profile.mcp_servers = self.mcp_servers.clone();
         profile.max_steps = self.max_steps.or(profile.max_steps);
         profile.token_budget = self.token_budget.or(profile.token_budget);
         profile.context_budget = self.context_budget.or(profile.context_budget);

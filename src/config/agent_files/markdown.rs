@@ -18,6 +18,7 @@ const CLAUDE_KEYS: &[&str] = &[
     "color",
     "maxTurns",
     "permissionMode",
+    "mcpServers",
 ];
 
 /// Claude Code fields brood does not read: known, so that a file read as
@@ -25,7 +26,6 @@ const CLAUDE_KEYS: &[&str] = &[
 const CLAUDE_UNREAD: &[&str] = &[
     "hooks",
     "skills",
-    "mcpServers",
     "memory",
     "isolation",
     "background",
@@ -74,6 +74,20 @@ pub(super) fn claude(text: &str, stem: &str) -> Result<Read, String> {
     }
     if let Some((field, _)) = fields.get("disallowedTools") {
         draft.disallowed = list(field);
+    }
+    // Servers by name; a server defined inline is not read.
+    if let Some((field, _)) = fields.get("mcpServers") {
+        match field {
+            Field::Map(defined) => draft.warnings.push(format!(
+                "mcpServers defined inline are not read (name them in .mcp.json instead): {}",
+                defined
+                    .iter()
+                    .map(|(k, _)| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            other => draft.mcp_servers = list(other),
+        }
     }
     draft.max_steps = number(fields, "maxTurns")?.map(|n| n as u32);
     if let Some(mode) = text_of(fields, "permissionMode") {
