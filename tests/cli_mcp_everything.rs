@@ -1,0 +1,79 @@
+//! A real public MCP server, `@modelcontextprotocol/server-everything` from
+//! npm (`.ci/run` installs it and names its entry script in
+//! `BROOD_MCP_EVERYTHING`), driven end to end: the model calls its tools
+//! through brood and their results reach the model's next request.
+
+mod common;
+
+use std::time::Duration;
+
+use common::anthropic_sse::*;
+use common::stream_server::*;
+use common::{Sandbox, stdout};
+use serde_json::{Value, json};
+
+/// The server's entry script, when installed; CI always installs it.
+fn everything() -> Option<String> {
+    let script = std::env::var("BROOD_MCP_EVERYTHING").ok()?;
+    let installed = std::path::Path::new(&script).is_file();
+    if !installed && std::env::var_os("CI").is_some() {
+        panic!("BROOD_MCP_EVERYTHING={script} is not a file");
+    }
+    installed.then_some(script)
+}
+
+#[test]
+fn the_everything_server_from_npm_answers_through_brood() {
+    let Some(script) = everything() else {
+        eprintln!(
+            "skipped: set BROOD_MCP_EVERYTHING to server-everything's dist/index.js (.ci/run does)"
+        );
+        return;
+    };
+    let sb = Sandbox::new();
+    sb.write(
+        ".mcp.json",
+        &json!({"mcpServers": {"everything": {"command": "node", "args": [script, "stdio"]}}})
+            .to_string(),
+    );
+    sb.write(
+        ".claude/settings.local.json",
+        r#"{"enabledMcpjsonServers": ["everything"]}"#,
+    );
+    let listed = sb.run(&["mcp", "--json"]);
+    let server: Value = serde_json::from_str(stdout(&listed).lines().next().unwrap()).unwrap();
+    assert_eq!(server["state"], "ready", "{server}");
+    let calls: Vec<(&str, Value)> = vec![
+        ("mcp__everything__get-sum", json!({"a": 2, "b": 3})),
+        ("mcp__everything__get-tiny-image", json!({})),
+        ("mcp__everything__get-env", json!({})),
+    ];
+    let model = StreamServer::start(move |request, _| {
+        let done = results_of(&request.json()).len();
+        let stream = match calls.get(done) {
+            Some((name, input)) => {
+                tool_turn(400, &[(&format!("toolu_{done}"), name, &input.to_string())])
+            }
+            None => text_turn(500, "All done."),
+        };
+        Reply::sse_per_event(&stream, Duration::ZERO)
+    });
+    let out = sb.run_anthropic(
+        &model.base_url(),
+        &["--model", "claude-test", "--yes", "go"],
+    );
+    assert!(stdout(&out).contains("All done."));
+    let requests = model.requests();
+    let first = requests[0].json();
+    assert!(tool_names(&first).contains(&"mcp__everything__get-sum".to_string()));
+    let results = results_of(&requests.last().unwrap().json());
+    let text = |i: usize| results[i]["content"].to_string();
+    assert!(text(0).contains('5'), "{}", text(0));
+    assert!(text(1).contains("[image: image/png, "), "{}", text(1));
+    // The server sees brood's environment without its keys.
+    assert!(
+        text(2).contains("PATH") && !text(2).contains("test-key-not-real"),
+        "{}",
+        text(2)
+    );
+}
