@@ -134,7 +134,9 @@ fn workbench(
 ) -> anyhow::Result<ExitCode> {
     let approver = Arc::new(ChannelApprover::new());
     let Prepared {
-        mut session, info, ..
+        mut session,
+        mut info,
+        ..
     } = prepare(model_args, args, approver.clone())?;
     tracing::info!(session = session.id(), "workbench");
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
@@ -143,6 +145,7 @@ fn workbench(
         for warning in session.start_mcp().await {
             eprintln!("brood: {}", brood::text::visible(&warning));
         }
+        info.mcp = session.mcp_summary();
         let events = session.bus().subscribe();
         let (ops, op_rx) = tokio::sync::mpsc::unbounded_channel();
         let shutdown = CancellationToken::new();

@@ -10,7 +10,7 @@ mod screen;
 mod task;
 
 pub use sandbox::{Network, SandboxMode, SandboxSummary};
-pub use screen::{Loaded, SessionInfo};
+pub use screen::{Loaded, McpServerSummary, SessionInfo};
 pub use task::{TASK_TOOL, envelope_text, first_words, summarize_task};
 
 /// What a tool may do, as far as permissions are concerned.

@@ -20,6 +20,18 @@ pub struct SessionInfo {
     pub sandbox: Option<SandboxSummary>,
     /// The project instruction files in the parent's prompt, as shown.
     pub instructions: Vec<String>,
+    /// The session's MCP servers, once started.
+    pub mcp: Vec<McpServerSummary>,
+}
+
+/// One MCP server as the title line shows it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct McpServerSummary {
+    pub name: String,
+    /// Why it is not there; `None` when it is ready.
+    pub failed: Option<String>,
+    /// Its tools as the model calls them (`mcp__docs__search`).
+    pub tools: Vec<String>,
 }
 
 /// What a replay's reader sends while it reads a file.

@@ -75,5 +75,6 @@ pub fn session_info(source: &Source) -> SessionInfo {
         context_window: REPLAY_CONTEXT_WINDOW,
         sandbox: header.sandbox.clone(),
         instructions: header.instructions.clone(),
+        mcp: Vec::new(),
     }
 }

@@ -232,6 +232,31 @@ impl Session {
         &self.mcp
     }
 
+    /// The servers as the title line shows them.
+    pub fn mcp_summary(&self) -> Vec<crate::protocol::McpServerSummary> {
+        self.mcp
+            .status()
+            .into_iter()
+            .map(|s| {
+                let (failed, tools) = match s.state {
+                    crate::mcp::ServerState::Ready { tools } => (
+                        None,
+                        tools
+                            .iter()
+                            .map(|t| format!("mcp__{}__{}", s.name, t.name))
+                            .collect(),
+                    ),
+                    crate::mcp::ServerState::Failed { error } => (Some(error), Vec::new()),
+                };
+                crate::protocol::McpServerSummary {
+                    name: s.name,
+                    failed,
+                    tools,
+                }
+            })
+            .collect()
+    }
+
     pub fn id(&self) -> &str {
         &self.id
     }

@@ -151,6 +151,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         context_window: context_window(settings.provider.as_str(), &settings.model),
         sandbox: Some(session.sandbox().summary().clone()),
         instructions: instructions.files,
+        mcp: Vec::new(),
     };
     Ok(Prepared {
         session,

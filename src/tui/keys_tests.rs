@@ -25,6 +25,7 @@ fn state() -> State {
         cwd: "/tmp".into(),
         context_window: 200_000,
         instructions: Vec::new(),
+        mcp: Vec::new(),
         sandbox: None,
     })
 }

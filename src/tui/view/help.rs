@@ -7,6 +7,7 @@ use ratatui::widgets::Block;
 
 use super::text::cut_spans;
 use super::{centered, overlay_block};
+use crate::protocol::McpServerSummary;
 use crate::tui::keymap::{self, Place};
 use crate::tui::theme::Theme;
 use crate::tui::ui::Scroll;
@@ -41,12 +42,30 @@ fn groups(replay: bool) -> &'static [Place] {
     }
 }
 
-/// `(key, what it does)` rows; an empty key starts a group headed by the text.
-fn rows(replay: bool) -> Vec<(&'static str, &'static str)> {
+/// `(key, what it does)` rows; an empty key starts a group headed by the
+/// text. The session's MCP servers come last, each with its tools.
+fn rows(replay: bool, mcp: &[McpServerSummary]) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     for (heading, keys) in keymap::help(groups(replay)) {
-        rows.push(("", heading));
-        rows.extend(keys);
+        rows.push((String::new(), heading.to_string()));
+        rows.extend(
+            keys.into_iter()
+                .map(|(k, w)| (k.to_string(), w.to_string())),
+        );
+    }
+    if !mcp.is_empty() {
+        rows.push((
+            String::new(),
+            "MCP servers (brood mcp lists them too)".into(),
+        ));
+        for server in mcp {
+            let what = match &server.failed {
+                Some(why) => format!("down: {why}"),
+                None if server.tools.is_empty() => "ready, no tools".into(),
+                None => server.tools.join(", "),
+            };
+            rows.push((server.name.clone(), what));
+        }
     }
     rows
 }
@@ -58,9 +77,10 @@ pub(super) fn render(
     area: Rect,
     scroll: &mut Scroll,
     replay: bool,
+    mcp: &[McpServerSummary],
     theme: &Theme,
 ) {
-    let keys = rows(replay);
+    let keys = rows(replay, mcp);
     let height = keys.len() as u16 + 2;
     // Never over the status line, which says how to close and quit.
     let above_status = Rect {
@@ -84,11 +104,11 @@ pub(super) fn render(
     let shown = keys.iter().skip(first).take(inner.height as usize);
     for (row, (key, what)) in shown.enumerate() {
         let spans = if key.is_empty() {
-            vec![Span::styled(*what, theme.heading())]
+            vec![Span::styled(what.clone(), theme.heading())]
         } else {
             vec![
                 Span::styled(format!("  {key:<KEY_COLUMN$}"), theme.bold()),
-                Span::styled(*what, theme.text()),
+                Span::styled(what.clone(), theme.text()),
             ]
         };
         let line = cut_spans(spans, inner.width as usize);

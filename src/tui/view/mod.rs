@@ -119,7 +119,14 @@ pub fn render(
     match ui.overlay {
         Some(Overlay::Help) => {
             let replay = ui.replay.is_some();
-            help::render(frame, area, &mut ui.overlay_scroll, replay, theme)
+            help::render(
+                frame,
+                area,
+                &mut ui.overlay_scroll,
+                replay,
+                &state.info.mcp,
+                theme,
+            )
         }
         Some(Overlay::Transcript(id)) => {
             transcript::render(frame, area, state, id, ui, cache, theme)

@@ -46,6 +46,18 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
         left.push(sep());
         left.push(Span::styled(text, theme.dim()));
     }
+    // MCP servers: how many are up, and in red how many are not.
+    if !info.mcp.is_empty() {
+        let down = info.mcp.iter().filter(|s| s.failed.is_some()).count();
+        left.push(sep());
+        left.push(Span::styled(
+            format!("mcp {}", info.mcp.len() - down),
+            theme.dim(),
+        ));
+        if down > 0 {
+            left.push(Span::styled(format!(" ({down} down)"), theme.error()));
+        }
+    }
     let fixed: usize = left.iter().map(|s| width(&s.content)).sum();
     // What the models leave is shared by the cwd and the trace path, the
     // trace getting the larger part: its file name is the session's.

@@ -32,6 +32,7 @@ pub(super) fn info() -> SessionInfo {
         cwd: "/home/ada/src/shop".into(),
         context_window: 200_000,
         instructions: Vec::new(),
+        mcp: Vec::new(),
         sandbox: Some(crate::sandbox::SandboxSummary {
             mode: crate::sandbox::SandboxMode::WorkspaceWrite,
             network: crate::sandbox::Network::Off,

@@ -58,6 +58,51 @@ fn title_names_the_instruction_files() {
     assert!(crowded.contains(" · 6 instruction files"), "{crowded}");
 }
 
+/// The title counts the MCP servers that are up, and says in red how many
+/// are not.
+#[test]
+fn title_counts_mcp_servers_and_the_ones_down_in_red() {
+    use crate::protocol::McpServerSummary;
+    let mut info = info();
+    info.mcp = vec![
+        McpServerSummary {
+            name: "docs".into(),
+            failed: None,
+            tools: vec!["mcp__docs__search".into(), "mcp__docs__read".into()],
+        },
+        McpServerSummary {
+            name: "github".into(),
+            failed: None,
+            tools: vec!["mcp__github__get_issue".into()],
+        },
+        McpServerSummary {
+            name: "tracker".into(),
+            failed: Some("it did not start within 30 s".into()),
+            tools: Vec::new(),
+        },
+    ];
+    let state = State::new(info);
+    let buf = draw(&state, &mut Ui::new(), 130, 24, &color());
+    let shown = text(&buf);
+    let line = shown
+        .lines()
+        .find(|l| l.contains("brood ·"))
+        .unwrap_or_default();
+    assert_snapshot!("title_mcp_servers", line);
+    assert_eq!(fg_at(&buf, "(1 down)"), Color::Red);
+    // The help lists them with their tools, after the keys.
+    let mut ui = Ui::new();
+    ui.overlay = Some(Overlay::Help);
+    let help = text(&draw(&state, &mut ui, 130, 120, &color()));
+    let rows: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.contains("MCP servers (brood mcp lists them too)"))
+        .take(4)
+        .map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace()))
+        .collect();
+    assert_snapshot!("help_mcp_servers", rows.join("\n"));
+}
+
 /// A child whose profile asks for a color (an agent file's `color: green`)
 /// shows its id in it, in the live pane and the list of children; one
 /// without keeps the agents' color.
