@@ -2,6 +2,7 @@
 //! mode they name.
 
 mod cli;
+mod setup_lists;
 
 use cli::{
     Cli, DEMO_QUESTION, ModelArgs, Provider, ReplayArgs, SandboxArgs, SessionArgs, TracesArgs,
@@ -19,7 +20,6 @@ use tokio_util::sync::CancellationToken;
 use std::io::{BufWriter, IsTerminal, Write};
 
 use brood::agent::{Approver, AutoApprove};
-use brood::config::load_setup;
 use brood::headless::{self, OutputFormat, RunExit};
 use brood::policy::classify_command_with;
 use brood::replay::PrintFormat;
@@ -45,8 +45,8 @@ fn main() -> ExitCode {
         Some(Verb::Replay(args)) => replay(&args),
         Some(Verb::Traces(args)) => traces(&args),
         Some(Verb::Watch(args)) => watch(&args),
-        Some(Verb::Agents { cwd, json }) => agents(cwd, json),
-        Some(Verb::Mcp { cwd, json }) => mcp(cwd, json),
+        Some(Verb::Agents { cwd, json }) => setup_lists::agents(cwd, json),
+        Some(Verb::Mcp { cwd, json }) => setup_lists::mcp(cwd, json),
         Some(Verb::Demo(args)) => {
             let model = ModelArgs {
                 provider: Some(Provider::Offline),
@@ -375,60 +375,6 @@ fn check_command(command: &str) -> anyhow::Result<ExitCode> {
 }
 
 /// `brood agents`: every profile a session in the workspace would offer.
-/// `brood mcp`: starts the configured servers, lists them, stops them.
-fn mcp(cwd: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
-    let workspace = match cwd {
-        Some(dir) => dir,
-        None => std::env::current_dir().context("cannot read the current folder")?,
-    };
-    let config = load_setup(&workspace, &ToolRegistry::base().available())?;
-    for note in &config.mcp.notes {
-        eprintln!("brood: {}", brood::text::visible(note));
-    }
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let status = runtime.block_on(async {
-        brood::mcp::McpHub::start(config.mcp.servers.clone())
-            .await
-            .status()
-    });
-    let mut out = std::io::stdout().lock();
-    match json {
-        true => {
-            for server in &status {
-                writeln!(out, "{}", brood::mcp::status_json(server))?;
-            }
-        }
-        false => write!(out, "{}", brood::mcp::render_status(&status))?,
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn agents(cwd: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
-    let workspace = match cwd {
-        Some(dir) => dir,
-        None => std::env::current_dir().context("cannot read the current folder")?,
-    };
-    let config = load_setup(&workspace, &ToolRegistry::base().available())?;
-    let mut out = std::io::stdout().lock();
-    if json {
-        for profile in &config.profiles {
-            let line = brood::config::profile_json(profile, config.sources.get(&profile.name));
-            writeln!(out, "{line}")?;
-        }
-        for skipped in &config.skipped_agents {
-            writeln!(out, "{}", serde_json::json!({ "left_out": skipped }))?;
-        }
-    } else {
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        write!(
-            out,
-            "{}",
-            brood::config::render_profiles(&config, home.as_deref())
-        )?;
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 fn tool(
     name: &str,
     input: &str,
