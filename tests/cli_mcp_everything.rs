@@ -77,3 +77,91 @@ fn the_everything_server_from_npm_answers_through_brood() {
         text(2)
     );
 }
+
+/// The same server in its streamable HTTP mode, on a loopback port.
+struct HttpServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_server(script: &str) -> HttpServer {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = std::process::Command::new("node")
+        .args([script, "streamableHttp"])
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the HTTP server did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    HttpServer { child, port }
+}
+
+#[test]
+fn the_everything_server_answers_over_streamable_http() {
+    let Some(script) = everything() else {
+        eprintln!(
+            "skipped: set BROOD_MCP_EVERYTHING to server-everything's dist/index.js (.ci/run does)"
+        );
+        return;
+    };
+    let server = http_server(&script);
+    let sb = Sandbox::new();
+    sb.write(
+        "brood.toml",
+        &format!(
+            "[mcp_servers.web]\nurl = \"http://127.0.0.1:{}/mcp\"\nhttp_headers = {{ \"X-Client\" = \"brood-test\" }}\n",
+            server.port
+        ),
+    );
+    // The workspace's own brood.toml brings it: the user says yes.
+    sb.write(
+        ".claude/settings.local.json",
+        r#"{"enabledMcpjsonServers": ["web"]}"#,
+    );
+    let listed = sb.run(&["mcp", "--json"]);
+    let line: Value = serde_json::from_str(stdout(&listed).lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (line["state"].as_str(), line["transport"].as_str()),
+        (Some("ready"), Some("http")),
+        "{line}"
+    );
+    let model = StreamServer::start(move |request, _| {
+        let done = results_of(&request.json()).len();
+        let stream = match done {
+            0 => tool_turn(
+                400,
+                &[("toolu_0", "mcp__web__get-sum", r#"{"a": 20, "b": 22}"#)],
+            ),
+            _ => text_turn(500, "All done."),
+        };
+        Reply::sse_per_event(&stream, Duration::ZERO)
+    });
+    sb.run_anthropic(
+        &model.base_url(),
+        &["--model", "claude-test", "--yes", "go"],
+    );
+    let results = results_of(&model.requests().last().unwrap().json());
+    assert!(
+        results[0]["content"].to_string().contains("42"),
+        "{results:?}"
+    );
+}
