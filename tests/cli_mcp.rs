@@ -242,7 +242,11 @@ fn a_model_calls_an_mcp_tool_and_reads_its_result() {
         "the secret reached the trace"
     );
     assert!(written.contains("\"name\":\"mcp__t__echo\""));
-    assert!(stdout(&out).contains("mcp__t__echo"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(r#"> mcp__t__echo: {"text":"hello"}"#),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

@@ -75,14 +75,13 @@ impl Tool for McpTool {
         }
     }
 
+    /// The arguments, on one line: the name already says server and tool.
     fn summarize(&self, input: &Value) -> String {
         let args = input.to_string();
-        let args: String = args.chars().take(100).collect();
-        format!(
-            "{}: {} {args}",
-            self.hub.server_name(self.server),
-            self.tool.name
-        )
+        match args.chars().count() > 100 {
+            true => format!("{}…", args.chars().take(99).collect::<String>()),
+            false => args,
+        }
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> Result<String, ToolError> {
