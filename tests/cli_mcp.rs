@@ -53,21 +53,6 @@ fn with_server(extra: Value) -> Sandbox {
     sb
 }
 
-/// The model calls each of `calls` in turn, one per request, then ends.
-fn model(calls: Vec<(&'static str, Value)>) -> StreamServer {
-    StreamServer::start(move |request, _| {
-        let body = request.json();
-        let done = results_of(&body).len();
-        let stream = match calls.get(done) {
-            Some((name, input)) => {
-                tool_turn(400, &[(&format!("toolu_{done}"), name, &input.to_string())])
-            }
-            None => text_turn(500, "All done."),
-        };
-        Reply::sse_per_event(&stream, Duration::ZERO)
-    })
-}
-
 #[test]
 fn brood_mcp_lists_servers_their_state_and_tools() {
     let sb = with_server(json!({"gone": {"command": "/nonexistent/mcp-server"}}));
@@ -171,7 +156,7 @@ fn a_workspace_server_does_not_start_without_the_users_yes() {
 fn a_model_calls_an_mcp_tool_and_reads_its_result() {
     let sb = with_server(json!({}));
     let trace = sb.root.path().join("t.jsonl");
-    let server = model(vec![
+    let server = calls_in_turn(vec![
         ("mcp__t__echo", json!({"text": "hello"})),
         (
             "mcp__t__search",
@@ -252,7 +237,7 @@ fn a_model_calls_an_mcp_tool_and_reads_its_result() {
 #[test]
 fn an_mcp_call_asks_unless_a_rule_allows_it() {
     let sb = with_server(json!({}));
-    let server = model(vec![
+    let server = calls_in_turn(vec![
         ("mcp__t__echo", json!({"text": "hi"})),
         ("mcp__t__docs", json!({})),
     ]);
@@ -284,7 +269,7 @@ fn a_crashed_or_slow_server_is_an_error_result_and_the_session_goes_on() {
             server_bin().to_str().unwrap()
         ),
     );
-    let server = model(vec![
+    let server = calls_in_turn(vec![
         ("mcp__s__slow", json!({"seconds": 5})),
         ("mcp__t__crash", json!({})),
         ("mcp__t__echo", json!({"text": "after"})),

@@ -8,16 +8,23 @@ mod common;
 use std::time::Duration;
 
 use common::anthropic_sse::*;
-use common::stream_server::*;
 use common::{Sandbox, stdout};
 use serde_json::{Value, json};
 
 /// The server's entry script, when installed; CI always installs it.
 fn everything() -> Option<String> {
-    let script = std::env::var("BROOD_MCP_EVERYTHING").ok()?;
+    let Ok(script) = std::env::var("BROOD_MCP_EVERYTHING") else {
+        eprintln!(
+            "skipped: set BROOD_MCP_EVERYTHING to server-everything's dist/index.js (.ci/run does)"
+        );
+        return None;
+    };
     let installed = std::path::Path::new(&script).is_file();
     if !installed && std::env::var_os("CI").is_some() {
         panic!("BROOD_MCP_EVERYTHING={script} is not a file");
+    }
+    if !installed {
+        eprintln!("skipped: {script} is not a file; .ci/run installs server-everything");
     }
     installed.then_some(script)
 }
@@ -25,9 +32,6 @@ fn everything() -> Option<String> {
 #[test]
 fn the_everything_server_from_npm_answers_through_brood() {
     let Some(script) = everything() else {
-        eprintln!(
-            "skipped: set BROOD_MCP_EVERYTHING to server-everything's dist/index.js (.ci/run does)"
-        );
         return;
     };
     let sb = Sandbox::new();
@@ -43,21 +47,11 @@ fn the_everything_server_from_npm_answers_through_brood() {
     let listed = sb.run(&["mcp", "--json"]);
     let server: Value = serde_json::from_str(stdout(&listed).lines().next().unwrap()).unwrap();
     assert_eq!(server["state"], "ready", "{server}");
-    let calls: Vec<(&str, Value)> = vec![
+    let model = calls_in_turn(vec![
         ("mcp__everything__get-sum", json!({"a": 2, "b": 3})),
         ("mcp__everything__get-tiny-image", json!({})),
         ("mcp__everything__get-env", json!({})),
-    ];
-    let model = StreamServer::start(move |request, _| {
-        let done = results_of(&request.json()).len();
-        let stream = match calls.get(done) {
-            Some((name, input)) => {
-                tool_turn(400, &[(&format!("toolu_{done}"), name, &input.to_string())])
-            }
-            None => text_turn(500, "All done."),
-        };
-        Reply::sse_per_event(&stream, Duration::ZERO)
-    });
+    ]);
     let out = sb.run_anthropic(
         &model.base_url(),
         &["--model", "claude-test", "--yes", "go"],
@@ -118,9 +112,6 @@ fn http_server(script: &str) -> HttpServer {
 #[test]
 fn the_everything_server_answers_over_streamable_http() {
     let Some(script) = everything() else {
-        eprintln!(
-            "skipped: set BROOD_MCP_EVERYTHING to server-everything's dist/index.js (.ci/run does)"
-        );
         return;
     };
     let server = http_server(&script);
@@ -144,17 +135,7 @@ fn the_everything_server_answers_over_streamable_http() {
         (Some("ready"), Some("http")),
         "{line}"
     );
-    let model = StreamServer::start(move |request, _| {
-        let done = results_of(&request.json()).len();
-        let stream = match done {
-            0 => tool_turn(
-                400,
-                &[("toolu_0", "mcp__web__get-sum", r#"{"a": 20, "b": 22}"#)],
-            ),
-            _ => text_turn(500, "All done."),
-        };
-        Reply::sse_per_event(&stream, Duration::ZERO)
-    });
+    let model = calls_in_turn(vec![("mcp__web__get-sum", json!({"a": 20, "b": 22}))]);
     sb.run_anthropic(
         &model.base_url(),
         &["--model", "claude-test", "--yes", "go"],

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::stream_server::sse_event;
+use super::stream_server::{Reply, StreamServer, sse_event};
 
 pub fn message_start(input_tokens: u64) -> String {
     sse_event(
@@ -128,4 +128,19 @@ pub fn results_of(body: &Value) -> Vec<Value> {
         .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
         .filter(|b| b["type"] == "tool_result")
         .collect()
+}
+
+/// A model that makes each of `calls` (`(tool, input)`) in turn, one per
+/// request, then ends with "All done.".
+pub fn calls_in_turn(calls: Vec<(&'static str, Value)>) -> StreamServer {
+    StreamServer::start(move |request, _| {
+        let done = results_of(&request.json()).len();
+        let stream = match calls.get(done) {
+            Some((name, input)) => {
+                tool_turn(400, &[(&format!("toolu_{done}"), name, &input.to_string())])
+            }
+            None => text_turn(500, "All done."),
+        };
+        Reply::sse_per_event(&stream, std::time::Duration::ZERO)
+    })
 }
