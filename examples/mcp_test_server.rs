@@ -14,7 +14,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
-struct TestServer;
+/// `extra`: whether `add_tool` was called, adding the tool `extra`.
+struct TestServer {
+    extra: std::sync::atomic::AtomicBool,
+}
 
 fn tool(value: Value) -> Tool {
     serde_json::from_value(value).expect("a tool")
@@ -24,8 +27,8 @@ fn result(value: Value) -> CallToolResult {
     serde_json::from_value(value).expect("a result")
 }
 
-fn tools() -> Vec<Tool> {
-    vec![
+fn tools(extra: bool) -> Vec<Tool> {
+    let mut tools = vec![
         tool(json!({"name": "echo", "description": "Says the text back.",
             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}})),
         tool(
@@ -52,7 +55,18 @@ fn tools() -> Vec<Tool> {
             "inputSchema": {"type": "object", "properties": {}}})),
         tool(json!({"name": "token", "description": "Tells TEST_TOKEN.",
             "inputSchema": {"type": "object", "properties": {}}})),
-    ]
+        tool(
+            json!({"name": "add_tool", "description": "Adds the tool `extra` and says the list changed.",
+            "inputSchema": {"type": "object", "properties": {}}}),
+        ),
+    ];
+    if extra {
+        tools.push(tool(
+            json!({"name": "extra", "description": "Exists once add_tool ran.",
+            "inputSchema": {"type": "object", "properties": {}}}),
+        ));
+    }
+    tools
 }
 
 impl ServerHandler for TestServer {
@@ -67,13 +81,14 @@ impl ServerHandler for TestServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        let extra = self.extra.load(std::sync::atomic::Ordering::SeqCst);
+        Ok(ListToolsResult::with_all_items(tools(extra)))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.clone().unwrap_or_default());
         if let Ok(log) = std::env::var("MCP_TEST_LOG") {
@@ -110,6 +125,12 @@ impl ServerHandler for TestServer {
                 "token is {}",
                 std::env::var("TEST_TOKEN").unwrap_or_default()
             )),
+            "add_tool" => {
+                self.extra.store(true, std::sync::atomic::Ordering::SeqCst);
+                let _ = context.peer.notify_tool_list_changed().await;
+                text("added extra".into())
+            }
+            "extra" => text("extra works".into()),
             _ => return Err(ErrorData::invalid_params("no such tool", None)),
         };
         Ok(CallToolResponse::Complete(done))
@@ -122,7 +143,10 @@ async fn main() {
     if std::env::var_os("MCP_TEST_HANG").is_some() {
         std::future::pending::<()>().await;
     }
-    let Ok(service) = TestServer.serve(rmcp::transport::stdio()).await else {
+    let server = TestServer {
+        extra: std::sync::atomic::AtomicBool::new(false),
+    };
+    let Ok(service) = server.serve(rmcp::transport::stdio()).await else {
         std::process::exit(1);
     };
     let _ = service.waiting().await;

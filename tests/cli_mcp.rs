@@ -101,7 +101,8 @@ fn brood_mcp_lists_servers_their_state_and_tools() {
             "mcp__t__slow",
             "mcp__t__fail",
             "mcp__t__crash",
-            "mcp__t__token"
+            "mcp__t__token",
+            "mcp__t__add_tool"
         ]
     );
     assert_eq!(t["tools"][2]["read_only"], true);
@@ -116,7 +117,7 @@ fn brood_mcp_lists_servers_their_state_and_tools() {
     // The table says the same for people.
     let table = stdout(&sb.command(&["mcp"]).output().unwrap());
     assert!(
-        table.contains("t  stdio  ready · 7 tools  (.mcp.json)"),
+        table.contains("t  stdio  ready · 8 tools  (.mcp.json)"),
         "{table}"
     );
     assert!(
@@ -292,9 +293,15 @@ fn a_crashed_or_slow_server_is_an_error_result_and_the_session_goes_on() {
         "{}",
         text(0)
     );
-    assert!(text(1).contains("MCP server t"), "{}", text(1));
+    // The call in flight when the server died says so; after it, the
+    // server's tools are gone from the list and a call to one is unknown.
     assert!(
-        text(2).contains("MCP server t: the server has stopped; its tools are withdrawn"),
+        text(1).contains("MCP server t: the server has stopped; its tools are withdrawn"),
+        "{}",
+        text(1)
+    );
+    assert!(
+        text(2).contains(r#"unknown tool \"mcp__t__echo\""#) && !text(2).contains("mcp__t__docs"),
         "{}",
         text(2)
     );
@@ -389,5 +396,29 @@ fn a_parent_and_an_explore_child_each_call_an_mcp_tool() {
         stdout(&out).contains("[sub-1] mcp__t__docs"),
         "{}",
         stdout(&out)
+    );
+}
+
+#[test]
+fn a_changed_tool_list_is_offered_from_the_next_request() {
+    let sb = with_server(json!({}));
+    let server = calls_in_turn(vec![
+        ("mcp__t__add_tool", json!({})),
+        ("mcp__t__echo", json!({"text": "meanwhile"})),
+        ("mcp__t__extra", json!({})),
+    ]);
+    sb.run_anthropic(
+        &server.base_url(),
+        &["--model", "claude-test", "--yes", "go"],
+    );
+    let requests: Vec<Value> = server.requests().iter().map(|r| r.json()).collect();
+    let offers_extra = |body: &Value| tool_names(body).contains(&"mcp__t__extra".to_string());
+    assert!(!offers_extra(&requests[0]), "extra before add_tool");
+    assert!(offers_extra(&requests[2]), "{:?}", tool_names(&requests[2]));
+    let results = results_of(requests.last().unwrap());
+    assert_eq!(
+        results[2]["content"].as_str(),
+        Some("extra works"),
+        "{results:?}"
     );
 }

@@ -17,9 +17,9 @@ use super::{Agent, Approver, Hooks, ModelRole, PolicyHook, Profile, ResultContra
 use crate::event::{AgentId, EventBus, EventKind, TerminalReason, Usage};
 use crate::model::{Message, Model};
 use crate::policy::{PermissionMode, Policy};
-use crate::protocol::{TASK_TOOL, ToolKind};
+use crate::protocol::TASK_TOOL;
 use crate::text::count;
-use crate::tools::{Tool, ToolRegistry};
+use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 
 /// Children that may run at once unless configured otherwise.
@@ -276,19 +276,17 @@ impl Launcher {
         // The profile was validated, but the registry is the last word: a child
         // never holds `task`, whatever it was built from.
         tools.retain(|name| name != TASK_TOOL);
-        if let Some(hub) = self.mcp.get() {
-            let listed = |server: &str| profile.mcp_servers.iter().any(|s| s == server);
-            for tool in hub.tools(listed) {
-                // A read-only child is offered only what its server marks
-                // read-only; its policy refuses the rest anyway.
-                let fits = match (profile.permission_mode, tool.kind()) {
-                    (PermissionMode::ReadOnly, ToolKind::External { read_only }) => read_only,
-                    _ => true,
-                };
-                if fits {
-                    tools.register(Arc::new(tool));
-                }
-            }
+        if let Some(hub) = self.mcp.get()
+            && !profile.mcp_servers.is_empty()
+        {
+            // A read-only child is offered only what its server marks
+            // read-only; its policy refuses the rest anyway.
+            let read_only = profile.permission_mode == PermissionMode::ReadOnly;
+            tools.add_source(Arc::new(crate::mcp::McpSource::of(
+                hub.clone(),
+                profile.mcp_servers.clone(),
+                read_only,
+            )));
         }
         let policy = parts.policy.with_mode(profile.permission_mode);
         let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(Arc::new(policy)))]);

@@ -111,11 +111,7 @@ pub enum ProfileError {
 
 /// The six base tools every normal agent starts from.
 fn base_tools() -> Vec<String> {
-    crate::tools::ToolRegistry::base()
-        .names()
-        .into_iter()
-        .map(String::from)
-        .collect()
+    crate::tools::ToolRegistry::base().names()
 }
 
 fn names(tools: &[&str]) -> Vec<String> {

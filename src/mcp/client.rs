@@ -2,15 +2,17 @@
 //! twice in 2026, so what it gives back is read as JSON into our own types.
 
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
+use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
+use tokio::sync::Notify;
 
 use super::McpError;
 use crate::config::mcp::{McpServerConfig, McpTransport};
@@ -25,9 +27,22 @@ pub struct ServerTool {
     pub read_only: bool,
 }
 
+/// What the client does with what a server tells it: a changed tool list
+/// is passed on to whoever waits on `changed`.
+struct Listener {
+    changed: Arc<Notify>,
+}
+
+impl ClientHandler for Listener {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.notify_one();
+    }
+}
+
 /// A started server.
 pub struct Connection {
-    service: RunningService<RoleClient, ()>,
+    service: RunningService<RoleClient, Listener>,
+    changed: Arc<Notify>,
     /// The process group of a stdio server, killed with the connection.
     group: Option<i32>,
 }
@@ -93,8 +108,19 @@ async fn start(config: &McpServerConfig) -> Result<Connection, McpError> {
                     }
                 });
             }
-            let service = ().serve(process).await.map_err(|e| McpError::Handshake(e.to_string()))?;
-            Ok(Connection { service, group })
+            let changed = Arc::new(Notify::new());
+            let listener = Listener {
+                changed: changed.clone(),
+            };
+            let service = listener
+                .serve(process)
+                .await
+                .map_err(|e| McpError::Handshake(e.to_string()))?;
+            Ok(Connection {
+                service,
+                changed,
+                group,
+            })
         }
         McpTransport::Http { url, headers } => {
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -122,12 +148,17 @@ async fn start(config: &McpServerConfig) -> Result<Connection, McpError> {
                 .map_err(|e| McpError::Config(e.to_string()))?;
             let transport =
                 StreamableHttpClientTransport::with_client(client, config.custom_headers(custom));
-            let service =
-                ().serve(transport)
-                    .await
-                    .map_err(|e| McpError::Handshake(e.to_string()))?;
+            let changed = Arc::new(Notify::new());
+            let listener = Listener {
+                changed: changed.clone(),
+            };
+            let service = listener
+                .serve(transport)
+                .await
+                .map_err(|e| McpError::Handshake(e.to_string()))?;
             Ok(Connection {
                 service,
+                changed,
                 group: None,
             })
         }
@@ -191,6 +222,11 @@ impl Connection {
             Ok(Err(e)) => Err(McpError::Call(e.to_string())),
             Err(_) => Err(McpError::CallTimeout(timeout)),
         }
+    }
+
+    /// Woken when the server says its tool list changed.
+    pub fn changed(&self) -> Arc<Notify> {
+        self.changed.clone()
     }
 
     /// Whether the server has gone (crashed, closed its end).

@@ -113,7 +113,50 @@ impl McpHub {
             }
         }))
         .await;
-        Arc::new(McpHub { servers: started })
+        let hub = Arc::new(McpHub { servers: started });
+        // `tools/list_changed`: the list is read again; every registry that
+        // has the hub as a source sees the new one at its next look.
+        for (index, server) in hub.servers.iter().enumerate() {
+            let Some(connection) = &server.connection else {
+                continue;
+            };
+            let changed = connection.changed();
+            let hub = Arc::downgrade(&hub);
+            tokio::spawn(async move {
+                loop {
+                    changed.notified().await;
+                    let Some(hub) = hub.upgrade() else {
+                        return;
+                    };
+                    hub.refresh(index).await;
+                }
+            });
+        }
+        hub
+    }
+
+    /// Reads server `index`'s tools again.
+    async fn refresh(&self, index: usize) {
+        let Some(server) = self.servers.get(index) else {
+            return;
+        };
+        let Some(connection) = &server.connection else {
+            return;
+        };
+        match connection.tools().await {
+            Ok(tools) => {
+                let tools = tools
+                    .into_iter()
+                    .filter(|t| server.config.offers(&t.name))
+                    .collect();
+                tracing::info!(server = %server.config.name, "MCP tool list changed");
+                let mut state = server.state.lock().unwrap_or_else(|e| e.into_inner());
+                if let ServerState::Ready { .. } = *state {
+                    *state = ServerState::Ready { tools };
+                }
+            }
+            Err(e) => tracing::warn!(server = %server.config.name, "MCP tool list: {e}"),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -198,5 +241,51 @@ impl Server {
         *self.state.lock().unwrap_or_else(|e| e.into_inner()) = ServerState::Failed {
             error: error.to_string(),
         };
+    }
+}
+
+/// The hub's tools as a registry sees them, read at every look so a changed
+/// list is offered at once: every server's (the parent), or those of the
+/// servers a profile lists, and for a read-only agent only those their server
+/// marks read-only.
+pub struct McpSource {
+    hub: Arc<McpHub>,
+    servers: Option<Vec<String>>,
+    read_only: bool,
+}
+
+impl McpSource {
+    /// Every server's tools.
+    pub fn all(hub: Arc<McpHub>) -> McpSource {
+        McpSource {
+            hub,
+            servers: None,
+            read_only: false,
+        }
+    }
+
+    /// The tools of `servers`; with `read_only`, only the read-only ones.
+    pub fn of(hub: Arc<McpHub>, servers: Vec<String>, read_only: bool) -> McpSource {
+        McpSource {
+            hub,
+            servers: Some(servers),
+            read_only,
+        }
+    }
+}
+
+impl crate::tools::ToolSource for McpSource {
+    fn tools(&self) -> Vec<Arc<dyn crate::tools::Tool>> {
+        let listed = |server: &str| {
+            self.servers
+                .as_ref()
+                .is_none_or(|servers| servers.iter().any(|s| s == server))
+        };
+        self.hub
+            .tools(listed)
+            .into_iter()
+            .filter(|tool| !self.read_only || tool.is_read_only())
+            .map(|tool| Arc::new(tool) as Arc<dyn crate::tools::Tool>)
+            .collect()
     }
 }

@@ -22,6 +22,11 @@ pub struct McpTool {
 }
 
 impl McpTool {
+    /// Whether its server marks it read-only.
+    pub fn is_read_only(&self) -> bool {
+        self.tool.read_only
+    }
+
     pub(super) fn new(
         hub: Arc<McpHub>,
         server: usize,

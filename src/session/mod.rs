@@ -211,9 +211,9 @@ impl Session {
             return Vec::new();
         }
         self.mcp = crate::mcp::McpHub::start(std::mem::take(&mut self.mcp_configs)).await;
-        for tool in self.mcp.tools(|_| true) {
-            self.parent.tools.register(Arc::new(tool));
-        }
+        self.parent
+            .tools
+            .add_source(Arc::new(crate::mcp::McpSource::all(self.mcp.clone())));
         self.launcher.set_mcp(self.mcp.clone());
         self.mcp
             .status()

@@ -25,7 +25,7 @@ pub use edit_file::EditFileTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use read_file::ReadFileTool;
-pub use registry::{CallError, ToolRegistry};
+pub use registry::{CallError, ToolRegistry, ToolSource};
 pub use write_file::WriteFileTool;
 
 use std::sync::Arc;

@@ -25,10 +25,18 @@ pub enum CallError {
     InvalidInput(String),
 }
 
-/// Tools by name, in the order the model sees them.
+/// Tools that come and go while a session runs (an MCP server's, which may
+/// change its list): asked for each time the registry is read.
+pub trait ToolSource: Send + Sync {
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
+/// Tools by name, in the order the model sees them: the registry's own, then
+/// its sources' (a source's tool never shadows one of the registry's own).
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
+    sources: Vec<Arc<dyn ToolSource>>,
 }
 
 impl fmt::Debug for ToolRegistry {
@@ -48,11 +56,32 @@ impl ToolRegistry {
             Arc::new(GlobTool),
             Arc::new(GrepTool),
         ];
-        ToolRegistry { tools }
+        ToolRegistry {
+            tools,
+            sources: Vec::new(),
+        }
     }
 
     pub fn empty() -> Self {
-        ToolRegistry { tools: Vec::new() }
+        ToolRegistry::default()
+    }
+
+    /// Adds a source of tools read at every look.
+    pub fn add_source(&mut self, source: Arc<dyn ToolSource>) {
+        self.sources.push(source);
+    }
+
+    /// The registry's own tools, then its sources' as they are now.
+    fn all(&self) -> Vec<Arc<dyn Tool>> {
+        let mut all = self.tools.clone();
+        for source in &self.sources {
+            for tool in source.tools() {
+                if !all.iter().any(|t| t.name() == tool.name()) {
+                    all.push(tool);
+                }
+            }
+        }
+        all
     }
 
     /// Adds `tool`, replacing (in place) a tool of the same name.
@@ -64,26 +93,30 @@ impl ToolRegistry {
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.tools.iter().find(|t| t.name() == name).cloned()
+        match self.tools.iter().find(|t| t.name() == name) {
+            Some(tool) => Some(tool.clone()),
+            None => self.all().into_iter().find(|t| t.name() == name),
+        }
     }
 
-    pub fn names(&self) -> Vec<&str> {
-        self.tools.iter().map(|t| t.name()).collect()
+    pub fn names(&self) -> Vec<String> {
+        self.all().iter().map(|t| t.name().to_string()).collect()
     }
 
-    /// Each tool's name and kind: what profiles are checked against.
+    /// Each of the registry's own tools' name and kind: what profiles are
+    /// checked against.
     pub fn available(&self) -> Vec<(&str, ToolKind)> {
         self.tools.iter().map(|t| (t.name(), t.kind())).collect()
     }
 
-    /// Keeps only the tools whose name `keep` accepts.
+    /// Keeps only the registry's own tools whose name `keep` accepts.
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
         self.tools.retain(|t| keep(t.name()));
     }
 
     /// The tools as the model sees them.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools
+        self.all()
             .iter()
             .map(|t| ToolSpec {
                 name: t.name().to_string(),
@@ -105,7 +138,7 @@ impl ToolRegistry {
     pub fn validate(&self, name: &str, input: &Value) -> Result<(), CallError> {
         let tool = self.get(name).ok_or_else(|| CallError::UnknownTool {
             name: name.to_string(),
-            available: self.names().into_iter().map(String::from).collect(),
+            available: self.names(),
         })?;
         schema::check(&tool.input_schema(), input).map_err(CallError::InvalidInput)
     }

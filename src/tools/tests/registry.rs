@@ -195,6 +195,6 @@ fn summaries_are_one_short_line() {
     );
     // Summaries never panic on malformed input.
     for name in registry.names() {
-        let _ = summary(name, json!([1, 2]));
+        let _ = summary(&name, json!([1, 2]));
     }
 }
