@@ -139,7 +139,11 @@ impl ServerHandler for TestServer {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    eprintln!("mcp test server starting");
+    // A server that prints its secrets: brood's log must not keep them.
+    eprintln!(
+        "mcp test server starting, token {}",
+        std::env::var("TEST_TOKEN").unwrap_or_default()
+    );
     if std::env::var_os("MCP_TEST_HANG").is_some() {
         std::future::pending::<()>().await;
     }

@@ -66,6 +66,10 @@ fn wire_names_are_the_serialized_tags() {
             reason: "r".into(),
         },
         EventKind::Interrupted {},
+        EventKind::McpServerDown {
+            server: "docs".into(),
+            error: "the server has stopped".into(),
+        },
         EventKind::SubagentStart {
             parent: AgentId::Main,
             parent_call_id: "c".into(),

@@ -111,6 +111,9 @@ impl TextPrinter {
                 self.line(out, &format!("> stop hook: {}", truncate_chars(text, 200)));
             }
             EventKind::HookRun { .. } => self.line(out, &hook_line(&event.kind)),
+            EventKind::McpServerDown { server, error } => {
+                self.line(out, &format!("MCP server {server} stopped: {error}"))
+            }
             EventKind::Interrupted {} => self.line(out, "interrupted"),
             EventKind::Retry {
                 attempt,
@@ -211,6 +214,7 @@ impl TextPrinter {
             | EventKind::ApprovalRequested { .. }
             | EventKind::PermissionDecision { .. }
             | EventKind::Error { .. }
+            | EventKind::McpServerDown { .. }
             | EventKind::Interrupted {} => {}
         }
     }

@@ -20,7 +20,7 @@ pub(crate) fn mcp(cwd: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCode> 
     }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let status = runtime.block_on(async {
-        brood::mcp::McpHub::start(config.mcp.servers.clone())
+        brood::mcp::McpHub::start(config.mcp.servers.clone(), None)
             .await
             .status()
     });

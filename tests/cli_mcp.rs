@@ -176,7 +176,7 @@ fn a_model_calls_an_mcp_tool_and_reads_its_result() {
             trace.to_str().unwrap(),
             "use the server",
         ],
-        &[("MY_TOKEN", "tok-secret-9876")],
+        &[("MY_TOKEN", "tok-secret-9876"), ("BROOD_LOG", "debug")],
     );
     let requests = server.requests();
     assert_eq!(requests.len(), 5);
@@ -227,6 +227,16 @@ fn a_model_calls_an_mcp_tool_and_reads_its_result() {
         !written.contains("tok-secret-9876"),
         "the secret reached the trace"
     );
+    // The server's stderr is in the log, without the secret it printed.
+    let log = std::fs::read_to_string(sb.data().join("brood/brood.log")).unwrap();
+    assert!(
+        log.contains("mcp test server starting, token [redacted]"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("tok-secret-9876"),
+        "the secret reached the log"
+    );
     assert!(written.contains("\"name\":\"mcp__t__echo\""));
     assert!(
         stdout(&out).contains(r#"> mcp__t__echo: {"text":"hello"}"#),
@@ -276,10 +286,18 @@ fn a_crashed_or_slow_server_is_an_error_result_and_the_session_goes_on() {
         ("mcp__t__echo", json!({"text": "after"})),
         ("mcp__s__echo", json!({"text": "still here"})),
     ]);
+    let trace = sb.root.path().join("t.jsonl");
     let started = Instant::now();
     let out = sb.run_anthropic(
         &server.base_url(),
-        &["--model", "claude-test", "--yes", "go"],
+        &[
+            "--model",
+            "claude-test",
+            "--yes",
+            "--trace",
+            trace.to_str().unwrap(),
+            "go",
+        ],
     );
     assert!(
         started.elapsed() < Duration::from_secs(15),
@@ -307,6 +325,20 @@ fn a_crashed_or_slow_server_is_an_error_result_and_the_session_goes_on() {
     );
     assert_eq!(results[3]["content"].as_str(), Some("echo: still here"));
     assert!(stdout(&out).contains("All done."));
+    // The screen and the trace are told once that the server stopped.
+    let downs: Vec<Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "mcp_server_down")
+        .collect();
+    assert_eq!(downs.len(), 1, "{downs:?}");
+    assert_eq!(downs[0]["server"], "t");
+    assert!(
+        stdout(&out).contains("MCP server t stopped: the server stopped during a call"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

@@ -268,6 +268,9 @@ pub enum EventKind {
         message: String,
         duration_ms: u64,
     },
+    /// An MCP server that was running stopped (it crashed, or closed its
+    /// end); its tools are withdrawn.
+    McpServerDown { server: String, error: String },
     /// The agent's run ended.
     TurnEnd {
         reason: TerminalReason,
@@ -336,6 +339,7 @@ impl EventKind {
             EventKind::ToolResult { .. } => "tool_result",
             EventKind::HookContinue { .. } => "hook_continue",
             EventKind::HookRun { .. } => "hook_run",
+            EventKind::McpServerDown { .. } => "mcp_server_down",
             EventKind::TurnEnd { .. } => "turn_end",
             EventKind::Error { .. } => "error",
             EventKind::Retry { .. } => "retry",
@@ -389,6 +393,7 @@ impl EventKind {
                 clean(prompt);
             }
             EventKind::SubagentEnd { summary, .. } => clean(summary),
+            EventKind::McpServerDown { error, .. } => clean(error),
             EventKind::ToolResult { content, .. } => {
                 // Copied only when a secret is in it: tool output is large.
                 if secrets.iter().any(|s| content.contains(s.as_str())) {

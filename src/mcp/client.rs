@@ -101,9 +101,19 @@ async fn start(config: &McpServerConfig) -> Result<Connection, McpError> {
             let group = process.id().map(|id| id as i32);
             if let Some(stderr) = stderr {
                 let name = config.name.clone();
+                // What the server prints goes to the log, never its secrets
+                // (a server that prints its environment prints them).
+                let secrets: Vec<String> = env
+                    .iter()
+                    .map(|(_, v)| v.expose().to_string())
+                    .filter(|v| v.len() >= 4)
+                    .collect();
                 tokio::spawn(async move {
                     let mut lines = tokio::io::BufReader::new(stderr).lines();
                     while let Ok(Some(line)) = lines.next_line().await {
+                        let line = secrets.iter().fold(line, |line, secret| {
+                            line.replace(secret.as_str(), "[redacted]")
+                        });
                         tracing::debug!(server = %name, "mcp stderr: {}", crate::text::visible(&line));
                     }
                 });

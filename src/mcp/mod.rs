@@ -67,6 +67,8 @@ struct Server {
 /// The session's MCP servers.
 pub struct McpHub {
     servers: Vec<Server>,
+    /// Where a server that stops is told (`mcp_server_down`), for the screen.
+    bus: Option<crate::event::EventBus>,
 }
 
 impl McpHub {
@@ -74,11 +76,16 @@ impl McpHub {
     pub fn empty() -> Arc<McpHub> {
         Arc::new(McpHub {
             servers: Vec::new(),
+            bus: None,
         })
     }
 
     /// Starts every server in `configs` at once and lists its tools.
-    pub async fn start(configs: Vec<McpServerConfig>) -> Arc<McpHub> {
+    /// A server that stops later is told on `bus`, when given.
+    pub async fn start(
+        configs: Vec<McpServerConfig>,
+        bus: Option<crate::event::EventBus>,
+    ) -> Arc<McpHub> {
         let started = futures::future::join_all(configs.into_iter().map(|config| async move {
             let connected = async {
                 let connection = client::connect(&config).await?;
@@ -113,7 +120,10 @@ impl McpHub {
             }
         }))
         .await;
-        let hub = Arc::new(McpHub { servers: started });
+        let hub = Arc::new(McpHub {
+            servers: started,
+            bus,
+        });
         // `tools/list_changed`: the list is read again; every registry that
         // has the hub as a source sees the new one at its next look.
         for (index, server) in hub.servers.iter().enumerate() {
@@ -210,7 +220,7 @@ impl McpHub {
         let connection = match (&server.connection, server.state()) {
             (Some(connection), ServerState::Ready { .. }) if !connection.is_closed() => connection,
             _ => {
-                server.fail("the server has stopped");
+                self.down(server, "the server has stopped");
                 return Err(McpError::Gone);
             }
         };
@@ -218,10 +228,25 @@ impl McpHub {
             .call(tool, arguments, server.config.tool_timeout)
             .await;
         if matches!(result, Err(McpError::Gone)) || (result.is_err() && connection.is_closed()) {
-            server.fail("the server stopped during a call");
+            self.down(server, "the server stopped during a call");
             return Err(McpError::Gone);
         }
         result
+    }
+
+    /// Marks `server` stopped; the first time, says so on the bus.
+    fn down(&self, server: &Server, error: &str) {
+        if server.fail(error)
+            && let Some(bus) = &self.bus
+        {
+            bus.publish(
+                crate::event::AgentId::Main,
+                crate::event::EventKind::McpServerDown {
+                    server: server.config.name.clone(),
+                    error: error.to_string(),
+                },
+            );
+        }
     }
 
     fn server_name(&self, index: usize) -> &str {
@@ -236,11 +261,17 @@ impl Server {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    fn fail(&self, error: &str) {
-        tracing::warn!(server = %self.config.name, "MCP server failed: {error}");
-        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = ServerState::Failed {
-            error: error.to_string(),
-        };
+    /// Marks it failed; whether it was running until now.
+    fn fail(&self, error: &str) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let was_ready = matches!(*state, ServerState::Ready { .. });
+        if was_ready {
+            tracing::warn!(server = %self.config.name, "MCP server stopped: {error}");
+            *state = ServerState::Failed {
+                error: error.to_string(),
+            };
+        }
+        was_ready
     }
 }
 

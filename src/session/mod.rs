@@ -210,7 +210,8 @@ impl Session {
         if self.mcp_configs.is_empty() {
             return Vec::new();
         }
-        self.mcp = crate::mcp::McpHub::start(std::mem::take(&mut self.mcp_configs)).await;
+        let configs = std::mem::take(&mut self.mcp_configs);
+        self.mcp = crate::mcp::McpHub::start(configs, Some(self.bus.clone())).await;
         self.parent
             .tools
             .add_source(Arc::new(crate::mcp::McpSource::all(self.mcp.clone())));

@@ -134,6 +134,7 @@ impl LaneBuf {
                 | EventKind::ToolResult { .. }
                 | EventKind::HookContinue { .. }
                 | EventKind::HookRun { .. }
+                | EventKind::McpServerDown { .. }
                 | EventKind::TurnEnd { .. }
                 | EventKind::Error { .. }
                 | EventKind::Retry { .. }

@@ -166,6 +166,7 @@ impl State {
             | EventKind::PermissionDecision { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::Retry { .. }
+            | EventKind::McpServerDown { .. }
             | EventKind::SubagentStart { .. } => {}
         }
     }

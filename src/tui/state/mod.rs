@@ -172,6 +172,7 @@ impl State {
             | EventKind::ToolResult { .. }
             | EventKind::HookContinue { .. }
             | EventKind::HookRun { .. }
+            | EventKind::McpServerDown { .. }
             | EventKind::TurnEnd { .. }
             | EventKind::Interrupted {}
             | EventKind::SubagentStart { .. }
@@ -223,6 +224,16 @@ impl State {
             }
             EventKind::HookContinue { text } => {
                 self.notice(NoticeLevel::Info, format!("stop hook: {text}"))
+            }
+            EventKind::McpServerDown { server, error } => {
+                if let Some(entry) = self.info.mcp.iter_mut().find(|s| &s.name == server) {
+                    entry.failed = Some(error.clone());
+                    entry.tools.clear();
+                }
+                self.notice(
+                    NoticeLevel::Warning,
+                    format!("MCP server {server} stopped: {error}"),
+                );
             }
             EventKind::HookRun {
                 hook,

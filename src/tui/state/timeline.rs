@@ -41,7 +41,9 @@ impl Mark {
             EventKind::ToolResult {
                 is_error: false, ..
             } => Mark::Passed,
-            EventKind::Error { .. } | EventKind::Interrupted {} => Mark::Alarm,
+            EventKind::Error { .. }
+            | EventKind::Interrupted {}
+            | EventKind::McpServerDown { .. } => Mark::Alarm,
             EventKind::Retry { .. } | EventKind::ApprovalRequested { .. } => Mark::Waiting,
             EventKind::SubagentStart { .. } | EventKind::SubagentEnd { .. } => Mark::Boundary,
             EventKind::UserMessage { .. }
@@ -109,6 +111,7 @@ fn timeline_detail(kind: &EventKind) -> String {
             outcome,
             ..
         } => short(&format!("{hook} {command} {}", outcome.as_str())),
+        EventKind::McpServerDown { server, error } => short(&format!("{server}: {error}")),
         EventKind::ModelRequest {
             step,
             model,

@@ -101,6 +101,20 @@ fn title_counts_mcp_servers_and_the_ones_down_in_red() {
         .map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace()))
         .collect();
     assert_snapshot!("help_mcp_servers", rows.join("\n"));
+    // A server that stops later is counted down from then on.
+    let mut state = state;
+    state.apply(&crate::event::Event {
+        seq: 1,
+        t_ms: 10,
+        agent: crate::event::AgentId::Main,
+        kind: crate::event::EventKind::McpServerDown {
+            server: "docs".into(),
+            error: "the server stopped during a call".into(),
+        },
+    });
+    let shown = text(&draw(&state, &mut Ui::new(), 130, 24, &color()));
+    assert!(shown.contains("mcp 1 (2 down)"), "{shown}");
+    assert!(shown.contains("MCP server docs stopped"), "{shown}");
 }
 
 /// A child whose profile asks for a color (an agent file's `color: green`)
