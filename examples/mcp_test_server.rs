@@ -56,6 +56,10 @@ fn tools(extra: bool) -> Vec<Tool> {
         tool(json!({"name": "token", "description": "Tells TEST_TOKEN.",
             "inputSchema": {"type": "object", "properties": {}}})),
         tool(
+            json!({"name": "odd", "description": "Has a schema that is not an object schema.",
+            "inputSchema": {"type": "string"}}),
+        ),
+        tool(
             json!({"name": "add_tool", "description": "Adds the tool `extra` and says the list changed.",
             "inputSchema": {"type": "object", "properties": {}}}),
         ),

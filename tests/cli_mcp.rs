@@ -102,10 +102,17 @@ fn brood_mcp_lists_servers_their_state_and_tools() {
             "mcp__t__fail",
             "mcp__t__crash",
             "mcp__t__token",
+            "mcp__t__odd",
             "mcp__t__add_tool"
         ]
     );
     assert_eq!(t["tools"][2]["read_only"], true);
+    // A schema the providers would refuse is reduced, and said so.
+    assert_eq!(
+        t["tools"][7]["schema_reduced"],
+        "its input schema is not an object schema; offered without parameters"
+    );
+    assert!(t["tools"][0]["schema_reduced"].is_null());
     assert_eq!(by_name("hang")["error"], "it did not start within 1 s");
     assert!(
         by_name("gone")["error"]
@@ -117,11 +124,15 @@ fn brood_mcp_lists_servers_their_state_and_tools() {
     // The table says the same for people.
     let table = stdout(&sb.command(&["mcp"]).output().unwrap());
     assert!(
-        table.contains("t  stdio  ready · 8 tools  (.mcp.json)"),
+        table.contains("t  stdio  ready · 9 tools  (.mcp.json)"),
         "{table}"
     );
     assert!(
         table.contains("  mcp__t__docs  [read-only]  Reads the documentation."),
+        "{table}"
+    );
+    assert!(
+        table.contains("  mcp__t__odd  [schema reduced]  Has a schema"),
         "{table}"
     );
     assert!(
@@ -180,6 +191,11 @@ fn a_model_calls_an_mcp_tool_and_reads_its_result() {
     );
     let requests = server.requests();
     assert_eq!(requests.len(), 5);
+    assert!(
+        stderr(&out).contains("MCP tool mcp__t__odd: its input schema is not an object schema"),
+        "{}",
+        stderr(&out)
+    );
     let first = requests[0].json();
     let names = tool_names(&first);
     assert!(

@@ -20,6 +20,7 @@ pub fn status_json(server: &ServerStatus) -> serde_json::Value {
             "name": format!("mcp__{}__{}", server.name, t.name),
             "description": t.description,
             "read_only": t.read_only,
+            "schema_reduced": super::schema_reduced(&t.input_schema),
         })).collect::<Vec<_>>(),
     })
 }
@@ -44,10 +45,14 @@ pub fn render_status(servers: &[ServerStatus]) -> String {
         if let ServerState::Ready { tools } = &server.state {
             for tool in tools {
                 let read_only = if tool.read_only { "  [read-only]" } else { "" };
+                let reduced = match super::schema_reduced(&tool.input_schema) {
+                    Some(_) => "  [schema reduced]",
+                    None => "",
+                };
                 let description =
                     crate::text::visible(tool.description.lines().next().unwrap_or(""));
                 out.push_str(&format!(
-                    "  mcp__{}__{}{read_only}  {description}\n",
+                    "  mcp__{}__{}{read_only}{reduced}  {description}\n",
                     server.name, tool.name
                 ));
             }

@@ -19,7 +19,7 @@ use crate::config::mcp::{McpServerConfig, McpTransport};
 use client::Connection;
 pub use client::ServerTool;
 pub use listing::{render_status, status_json};
-pub use tool::McpTool;
+pub use tool::{McpTool, schema_reduced};
 
 /// What went wrong with a server.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

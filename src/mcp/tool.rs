@@ -44,6 +44,18 @@ impl McpTool {
     }
 }
 
+/// What [`model_schema`] had to do to `schema`, for people; `None` when it
+/// took it as it was.
+pub fn schema_reduced(schema: &Value) -> Option<&'static str> {
+    match schema {
+        Value::Object(map) if map.get("type").and_then(Value::as_str) == Some("object") => None,
+        Value::Object(map) if !map.contains_key("type") && map.contains_key("properties") => {
+            Some("its input schema has no `type`; offered as an object schema")
+        }
+        _ => Some("its input schema is not an object schema; offered without parameters"),
+    }
+}
+
 /// The server's schema as the providers take it: an object schema at the
 /// top. Anything else is wrapped, so the tool is offered, not dropped.
 fn model_schema(schema: &Value) -> Value {

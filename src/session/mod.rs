@@ -216,16 +216,21 @@ impl Session {
             .tools
             .add_source(Arc::new(crate::mcp::McpSource::all(self.mcp.clone())));
         self.launcher.set_mcp(self.mcp.clone());
-        self.mcp
-            .status()
-            .into_iter()
-            .filter_map(|s| match s.state {
-                crate::mcp::ServerState::Ready { .. } => None,
-                crate::mcp::ServerState::Failed { error } => {
-                    Some(format!("MCP server `{}` ({}): {error}", s.name, s.source))
+        let mut warnings = Vec::new();
+        for s in self.mcp.status() {
+            match s.state {
+                crate::mcp::ServerState::Ready { tools } => {
+                    warnings.extend(tools.iter().filter_map(|t| {
+                        crate::mcp::schema_reduced(&t.input_schema)
+                            .map(|why| format!("MCP tool mcp__{}__{}: {why}", s.name, t.name))
+                    }))
                 }
-            })
-            .collect()
+                crate::mcp::ServerState::Failed { error } => {
+                    warnings.push(format!("MCP server `{}` ({}): {error}", s.name, s.source))
+                }
+            }
+        }
+        warnings
     }
 
     /// The session's MCP servers.
