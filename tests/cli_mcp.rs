@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::anthropic_sse::*;
 use common::stream_server::*;
-use common::{Sandbox, stderr, stdout};
+use common::{Sandbox, running_with, stderr, stdout, unique_sleep};
 use serde_json::{Value, json};
 
 /// The test server's binary, built once if `cargo test` did not build it.
@@ -469,4 +469,35 @@ fn a_changed_tool_list_is_offered_from_the_next_request() {
         Some("extra works"),
         "{results:?}"
     );
+}
+
+#[test]
+fn a_server_that_never_answers_leaves_no_process_behind() {
+    let sb = Sandbox::new();
+    let (child, grandchild) = (unique_sleep(31), unique_sleep(32));
+    sb.write(
+        "brood.toml",
+        &format!(
+            "[mcp_servers.mute]\ncommand = \"sh\"\nargs = [\"-c\", \"sleep {grandchild} & exec sleep {child}\"]\nstartup_timeout_sec = 1\n"
+        ),
+    );
+    sb.write(
+        ".claude/settings.local.json",
+        r#"{"enabledMcpjsonServers": ["mute"]}"#,
+    );
+    let out = sb.run(&["mcp", "--json"]);
+    assert!(
+        stdout(&out).contains("it did not start within 1 s"),
+        "{}",
+        stdout(&out)
+    );
+    // Its whole process group goes, the background `sleep` too.
+    let started = Instant::now();
+    while running_with(&child) + running_with(&grandchild) > 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "the server's processes live on"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

@@ -43,20 +43,43 @@ impl ClientHandler for Listener {
 pub struct Connection {
     service: RunningService<RoleClient, Listener>,
     changed: Arc<Notify>,
-    /// The process group of a stdio server, killed with the connection.
-    group: Option<i32>,
+    /// A stdio server's process group, killed with the connection.
+    _group: Option<Group>,
 }
 
-impl Drop for Connection {
+/// A stdio server's process group, made for it alone: killed when dropped,
+/// so a handshake that fails or times out leaves no process behind either.
+struct Group(i32);
+
+impl Drop for Group {
     fn drop(&mut self) {
-        if let Some(pgid) = self.group {
-            // SAFETY: kill(2) with a negative pid signals that process group;
-            // the group was made for this server alone.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
+        // SAFETY: kill(2) with a negative pid signals that process group.
+        unsafe {
+            libc::kill(-self.0, libc::SIGKILL);
         }
     }
+}
+
+/// Says hello over `transport`; `group` goes with the connection, or is
+/// killed if there is none.
+async fn handshake<T, E, A>(transport: T, group: Option<Group>) -> Result<Connection, McpError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let changed = Arc::new(Notify::new());
+    let listener = Listener {
+        changed: changed.clone(),
+    };
+    let service = listener
+        .serve(transport)
+        .await
+        .map_err(|e| McpError::Handshake(e.to_string()))?;
+    Ok(Connection {
+        service,
+        changed,
+        _group: group,
+    })
 }
 
 /// Starts `config`'s server and says hello, within its startup timeout.
@@ -98,7 +121,7 @@ async fn start(config: &McpServerConfig) -> Result<Connection, McpError> {
                 .stderr(Stdio::piped())
                 .spawn()
                 .map_err(|e| McpError::Spawn(format!("{command}: {e}")))?;
-            let group = process.id().map(|id| id as i32);
+            let group = process.id().map(|id| Group(id as i32));
             if let Some(stderr) = stderr {
                 let name = config.name.clone();
                 // What the server prints goes to the log, never its secrets
@@ -118,19 +141,7 @@ async fn start(config: &McpServerConfig) -> Result<Connection, McpError> {
                     }
                 });
             }
-            let changed = Arc::new(Notify::new());
-            let listener = Listener {
-                changed: changed.clone(),
-            };
-            let service = listener
-                .serve(process)
-                .await
-                .map_err(|e| McpError::Handshake(e.to_string()))?;
-            Ok(Connection {
-                service,
-                changed,
-                group,
-            })
+            handshake(process, group).await
         }
         McpTransport::Http { url, headers } => {
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -158,19 +169,7 @@ async fn start(config: &McpServerConfig) -> Result<Connection, McpError> {
                 .map_err(|e| McpError::Config(e.to_string()))?;
             let transport =
                 StreamableHttpClientTransport::with_client(client, config.custom_headers(custom));
-            let changed = Arc::new(Notify::new());
-            let listener = Listener {
-                changed: changed.clone(),
-            };
-            let service = listener
-                .serve(transport)
-                .await
-                .map_err(|e| McpError::Handshake(e.to_string()))?;
-            Ok(Connection {
-                service,
-                changed,
-                group: None,
-            })
+            handshake(transport, None).await
         }
     }
 }
