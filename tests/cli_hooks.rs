@@ -10,17 +10,8 @@ use std::time::Duration;
 
 use common::anthropic_sse::*;
 use common::stream_server::*;
-use common::{Sandbox, stderr, stdout};
+use common::{Sandbox, stderr, stdout, trace_events};
 use serde_json::{Value, json};
-
-fn trace_events(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 fn hook_runs(events: &[Value]) -> Vec<&Value> {
     events.iter().filter(|e| e["type"] == "hook_run").collect()

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::anthropic_sse::*;
 use common::stream_server::*;
-use common::{Sandbox, running_with, stderr, stdout, unique_sleep};
+use common::{Sandbox, running_with, stderr, stdout, trace_events, unique_sleep};
 use serde_json::{Value, json};
 
 /// The test server's binary, built once if `cargo test` did not build it.
@@ -342,10 +342,8 @@ fn a_crashed_or_slow_server_is_an_error_result_and_the_session_goes_on() {
     assert_eq!(results[3]["content"].as_str(), Some("echo: still here"));
     assert!(stdout(&out).contains("All done."));
     // The screen and the trace are told once that the server stopped.
-    let downs: Vec<Value> = std::fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    let downs: Vec<Value> = trace_events(&trace)
+        .into_iter()
         .filter(|e| e["type"] == "mcp_server_down")
         .collect();
     assert_eq!(downs.len(), 1, "{downs:?}");
@@ -433,10 +431,8 @@ fn a_parent_and_an_explore_child_each_call_an_mcp_tool() {
             .contains("The docs describe login.")
     );
     // The child's MCP call is in the trace under its own lane.
-    let written = std::fs::read_to_string(&trace).unwrap();
-    let child_call = written
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    let child_call = trace_events(&trace)
+        .into_iter()
         .find(|e| e["type"] == "tool_call" && e["name"] == "mcp__t__docs")
         .unwrap();
     assert_eq!(child_call["agent"], "sub-1");

@@ -13,14 +13,17 @@ use serde_json::{Value, json};
 
 /// The server's entry script, when installed; CI always installs it.
 fn everything() -> Option<String> {
+    let ci = std::env::var_os("CI").is_some();
     let Ok(script) = std::env::var("BROOD_MCP_EVERYTHING") else {
+        // CI installs it: there, a missing server is a failure, not a skip.
+        assert!(!ci, "BROOD_MCP_EVERYTHING is not set; .ci/run sets it");
         eprintln!(
             "skipped: set BROOD_MCP_EVERYTHING to server-everything's dist/index.js (.ci/run does)"
         );
         return None;
     };
     let installed = std::path::Path::new(&script).is_file();
-    if !installed && std::env::var_os("CI").is_some() {
+    if !installed && ci {
         panic!("BROOD_MCP_EVERYTHING={script} is not a file");
     }
     if !installed {

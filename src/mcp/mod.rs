@@ -97,10 +97,7 @@ impl McpHub {
             .await;
             match connected {
                 Ok((connection, tools)) => {
-                    let tools = tools
-                        .into_iter()
-                        .filter(|t| config.offers(&t.name))
-                        .collect();
+                    let tools = offered(&config, tools);
                     Server {
                         config,
                         connection: Some(connection),
@@ -155,10 +152,7 @@ impl McpHub {
         };
         match connection.tools().await {
             Ok(tools) => {
-                let tools = tools
-                    .into_iter()
-                    .filter(|t| server.config.offers(&t.name))
-                    .collect();
+                let tools = offered(&server.config, tools);
                 tracing::info!(server = %server.config.name, "MCP tool list changed");
                 let mut state = server.state.lock().unwrap_or_else(|e| e.into_inner());
                 if let ServerState::Ready { .. } = *state {
@@ -167,10 +161,6 @@ impl McpHub {
             }
             Err(e) => tracing::warn!(server = %server.config.name, "MCP tool list: {e}"),
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.servers.is_empty()
     }
 
     /// Every server and its state.
@@ -254,6 +244,15 @@ impl McpHub {
             .get(index)
             .map_or("?", |s| s.config.name.as_str())
     }
+}
+
+/// The tools of a server its config lets through (`enabled_tools`,
+/// `disabled_tools`).
+fn offered(config: &McpServerConfig, tools: Vec<ServerTool>) -> Vec<ServerTool> {
+    tools
+        .into_iter()
+        .filter(|t| config.offers(&t.name))
+        .collect()
 }
 
 impl Server {

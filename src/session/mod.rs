@@ -233,11 +233,6 @@ impl Session {
         warnings
     }
 
-    /// The session's MCP servers.
-    pub fn mcp(&self) -> &Arc<crate::mcp::McpHub> {
-        &self.mcp
-    }
-
     /// The servers as the title line shows them.
     pub fn mcp_summary(&self) -> Vec<crate::protocol::McpServerSummary> {
         self.mcp

@@ -123,6 +123,16 @@ pub fn stderr(output: &Output) -> String {
 }
 
 /// The `type` of every event line of a trace (the header excluded).
+/// Every event line of a trace (the header left out), parsed.
+pub fn trace_events(trace: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 pub fn event_types(trace: &Path) -> Vec<String> {
     std::fs::read_to_string(trace)
         .unwrap()
