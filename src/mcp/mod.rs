@@ -43,8 +43,13 @@ pub enum McpError {
 /// Where a server is.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerState {
-    Ready { tools: Vec<ServerTool> },
-    Failed { error: String },
+    /// Shared: every registry look hands them out again.
+    Ready {
+        tools: Vec<Arc<ServerTool>>,
+    },
+    Failed {
+        error: String,
+    },
 }
 
 /// One server as `brood mcp` and the title bar show it.
@@ -248,10 +253,11 @@ impl McpHub {
 
 /// The tools of a server its config lets through (`enabled_tools`,
 /// `disabled_tools`).
-fn offered(config: &McpServerConfig, tools: Vec<ServerTool>) -> Vec<ServerTool> {
+fn offered(config: &McpServerConfig, tools: Vec<ServerTool>) -> Vec<Arc<ServerTool>> {
     tools
         .into_iter()
         .filter(|t| config.offers(&t.name))
+        .map(Arc::new)
         .collect()
 }
 

@@ -17,8 +17,7 @@ pub struct McpTool {
     server: usize,
     /// `mcp__<server>__<tool>`, what the model calls.
     name: String,
-    tool: ServerTool,
-    schema: Value,
+    tool: Arc<ServerTool>,
 }
 
 impl McpTool {
@@ -31,15 +30,13 @@ impl McpTool {
         hub: Arc<McpHub>,
         server: usize,
         server_name: &str,
-        tool: ServerTool,
+        tool: Arc<ServerTool>,
     ) -> McpTool {
-        let schema = model_schema(&tool.input_schema);
         McpTool {
             hub,
             server,
             name: format!("mcp__{server_name}__{}", tool.name),
             tool,
-            schema,
         }
     }
 }
@@ -83,7 +80,7 @@ impl Tool for McpTool {
     }
 
     fn input_schema(&self) -> Value {
-        self.schema.clone()
+        model_schema(&self.tool.input_schema)
     }
 
     fn kind(&self) -> ToolKind {
