@@ -380,6 +380,9 @@ pub(super) struct ChildFiles {
     fed: HashMap<PathBuf, Fed<Converter>>,
     /// What [`ChildFiles::convert_all`] made, until linked.
     converted: HashMap<PathBuf, Converter>,
+    /// Transcripts read whole before linking ([`prefetch`]), used instead
+    /// of reading them again.
+    preloaded: HashMap<PathBuf, Result<Whole, ImportError>>,
 }
 
 impl ChildFiles {
@@ -389,7 +392,13 @@ impl ChildFiles {
             peeked: HashMap::new(),
             fed: HashMap::new(),
             converted: HashMap::new(),
+            preloaded: HashMap::new(),
         }
+    }
+
+    /// Transcripts already read whole ([`prefetch`]).
+    pub fn preload(&mut self, files: HashMap<PathBuf, Result<Whole, ImportError>>) {
+        self.preloaded.extend(files);
     }
 
     /// Converts the transcripts at `paths` into [`ChildFiles::converted`],
@@ -402,6 +411,18 @@ impl ChildFiles {
         ending: Ending,
         report: &mut Report,
     ) -> Result<(), ImportError> {
+        let mut rest = Vec::with_capacity(paths.len());
+        for path in paths {
+            match self.preloaded.remove(*path) {
+                Some(whole) => {
+                    let (conv, found) = whole?;
+                    report.absorb(&found);
+                    self.converted.insert(path.to_path_buf(), conv);
+                }
+                None => rest.push(*path),
+            }
+        }
+        let paths = rest.as_slice();
         if self.reading == Reading::Growing || paths.len() < 2 {
             for path in paths {
                 let conv = self.convert(path, ending, report)?;
@@ -497,7 +518,25 @@ impl ChildFiles {
 }
 
 /// A transcript read whole on its own, with what reading it found.
-type Whole = (Converter, Report);
+pub(super) type Whole = (Converter, Report);
+
+/// Reads every transcript in `<session>/subagents/` whole, on this thread,
+/// before the session file says which of them its calls use: nearly all are
+/// (a file no call links is left out with a note), and reading them beside
+/// the session file puts a second core to work. Flat files beside the
+/// session, shared by the project's sessions, are left to linking.
+pub(super) fn prefetch(
+    session: &Path,
+    ending: Ending,
+) -> HashMap<PathBuf, Result<Whole, ImportError>> {
+    agent_files(&session.with_extension("").join("subagents"))
+        .into_iter()
+        .map(|path| {
+            let whole = read_whole(&path, ending);
+            (path, whole)
+        })
+        .collect()
+}
 
 fn read_whole(path: &Path, ending: Ending) -> Result<Whole, ImportError> {
     let mut fed = Fed::open(path, Converter::new(false), &LINE_FIELDS)?;

@@ -91,17 +91,30 @@ use std::collections::HashSet;
 
 /// Imports a Claude Code session file with its subagents' transcripts.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {
-    let mut tree = Tree::default();
-    let mut session = read(path, &Abandoned::default(), Some(&mut tree))?;
-    // Rewinds are rare: only a file that has them is read again, without the
-    // branches the user left.
-    let abandoned = tree.abandoned();
-    if !abandoned.is_empty() {
-        session = read(path, &abandoned, None)?;
-    }
+    // The subagents' own files hold much of a big session's bytes: they are
+    // read on a second thread while this one reads the session file.
+    let (session, prefetched) = std::thread::scope(|scope| {
+        let prefetch = scope.spawn(|| children::prefetch(path, Ending::Closed));
+        let session = read_session(path);
+        (session, prefetch.join().unwrap_or_default())
+    });
     let mut files = ChildFiles::new(Reading::ToEnd);
-    let read = session.finish(Ending::Closed);
+    files.preload(prefetched);
+    let read = session?.finish(Ending::Closed);
     assemble(path, read, &mut files, Ending::Closed, Children::Linked).map(Imported::into_owned)
+}
+
+/// Reads a session file whole, twice when it has rewinds: rewinds are rare,
+/// so only a file that has them is read again, without the branches the user
+/// left.
+fn read_session(path: &Path) -> Result<Read, ImportError> {
+    let mut tree = Tree::default();
+    let session = read(path, &Abandoned::default(), Some(&mut tree))?;
+    let abandoned = tree.abandoned();
+    match abandoned.is_empty() {
+        true => Ok(session),
+        false => read(path, &abandoned, None),
+    }
 }
 
 /// Whether an import reads the subagents' transcripts.
