@@ -9,6 +9,7 @@ use brood::agent::DEFAULT_MAX_PARALLEL;
 use brood::config::settings::{ModelFlags, ProviderKind};
 use brood::sandbox::SandboxMode;
 use brood::session::TraceTarget;
+use brood::session::resume::ResumeFrom;
 use brood::session::setup::{SandboxRequest, Setup};
 
 #[derive(Parser)]
@@ -180,6 +181,22 @@ pub(crate) struct SessionArgs {
     /// Subagents that may run at once.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_PARALLEL)]
     pub(crate) max_parallel: usize,
+    /// Continue the session of this workspace written last, appending to its
+    /// trace.
+    #[arg(long = "continue", short = 'c', conflicts_with_all = ["resume", "trace"])]
+    pub(crate) continue_last: bool,
+    /// Continue a saved session: its id (or the start or end of it) or its
+    /// trace file. With no value, the workbench offers this workspace's
+    /// sessions to pick from.
+    #[arg(
+        long,
+        short = 'r',
+        value_name = "ID|FILE",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "trace"
+    )]
+    pub(crate) resume: Option<String>,
     #[command(flatten)]
     pub(crate) sandbox: SandboxArgs,
 }
@@ -328,6 +345,18 @@ impl SandboxArgs {
     }
 }
 
+impl SessionArgs {
+    /// The session the flags ask to continue; `Some("")` (a bare `--resume`)
+    /// is a question for a picker, answered before the session is set up.
+    pub(crate) fn resume_from(&self) -> Option<ResumeFrom> {
+        match (&self.resume, self.continue_last) {
+            (_, true) => Some(ResumeFrom::Newest),
+            (Some(name), false) => Some(ResumeFrom::Named(name.clone())),
+            (None, false) => None,
+        }
+    }
+}
+
 /// What the flags say about a session.
 pub(crate) fn setup(model: &ModelArgs, args: &SessionArgs) -> Setup {
     Setup {
@@ -343,5 +372,6 @@ pub(crate) fn setup(model: &ModelArgs, args: &SessionArgs) -> Setup {
         max_parallel: args.max_parallel,
         max_steps: args.max_steps,
         sandbox: args.sandbox.request(),
+        resume: args.resume_from(),
     }
 }

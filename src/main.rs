@@ -2,6 +2,7 @@
 //! mode they name.
 
 mod cli;
+mod resume_cli;
 mod setup_lists;
 
 use cli::{
@@ -23,6 +24,7 @@ use brood::agent::{Approver, AutoApprove};
 use brood::headless::{self, OutputFormat, RunExit};
 use brood::policy::classify_command_with;
 use brood::replay::PrintFormat;
+use brood::session::resume::ResumeFrom;
 use brood::session::setup::{self, Prepared, SetupError};
 use brood::session::{ChannelApprover, Ending, drive};
 use brood::tools::ToolRegistry;
@@ -79,12 +81,8 @@ fn main() -> ExitCode {
 }
 
 /// Starts the session the flags describe and says its warnings once.
-fn prepare(
-    model: &ModelArgs,
-    args: &SessionArgs,
-    approver: Arc<dyn Approver>,
-) -> anyhow::Result<Prepared> {
-    let prepared = setup::prepare(&setup(model, args), approver).map_err(|e| match e {
+fn prepare(setup: &setup::Setup, approver: Arc<dyn Approver>) -> anyhow::Result<Prepared> {
+    let prepared = setup::prepare(setup, approver).map_err(|e| match e {
         SetupError::Usage(message) => anyhow::Error::from(UsageError(message.into())),
         other => other.into(),
     })?;
@@ -100,8 +98,21 @@ fn headless(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow:
     } else {
         AutoApprove::DenyAll
     };
-    let Prepared { mut session, .. } = prepare(model_args, args, Arc::new(approver))?;
+    if args.resume.as_deref() == Some("") {
+        return Err(UsageError(
+            "brood run --resume needs the session's id or trace file; `brood traces` lists them"
+                .into(),
+        )
+        .into());
+    }
+    let Prepared { mut session, .. } = prepare(&setup(model_args, args), Arc::new(approver))?;
     tracing::info!(session = session.id(), "headless run");
+    if let Some(history) = resume_cli::resumed_history(&session.take_earlier()) {
+        eprintln!(
+            "brood: continuing session {} ({history} of history)",
+            session.id()
+        );
+    }
     let format = if args.json {
         OutputFormat::Json
     } else {
@@ -132,13 +143,22 @@ fn workbench(
     args: &SessionArgs,
     first_prompt: Option<String>,
 ) -> anyhow::Result<ExitCode> {
+    let mut setup = setup(model_args, args);
+    if args.resume.as_deref() == Some("") {
+        match resume_cli::pick_session(setup.workspace.clone())? {
+            Some(path) => setup.resume = Some(ResumeFrom::Named(path.display().to_string())),
+            None => return Ok(ExitCode::SUCCESS),
+        }
+    }
     let approver = Arc::new(ChannelApprover::new());
     let Prepared {
         mut session,
         mut info,
         ..
-    } = prepare(model_args, args, approver.clone())?;
+    } = prepare(&setup, approver.clone())?;
     tracing::info!(session = session.id(), "workbench");
+    let id = session.id().to_string();
+    let traced = session.trace_path().is_some();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
         // Before the screen is the terminal's: what did not start is said here.
@@ -146,7 +166,7 @@ fn workbench(
             eprintln!("brood: {}", brood::text::visible(&warning));
         }
         info.mcp = session.mcp_summary();
-        let events = session.bus().subscribe();
+        let events = resume_cli::with_earlier(session.take_earlier(), session.bus().subscribe());
         let (ops, op_rx) = tokio::sync::mpsc::unbounded_channel();
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(drive(
@@ -166,6 +186,9 @@ fn workbench(
         };
         app::run(link, info, first_prompt).await
     })?;
+    if traced {
+        println!("brood: to continue this session: brood --resume {id}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

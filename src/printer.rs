@@ -141,7 +141,21 @@ impl TextPrinter {
                     self.line(out, &format!("     {more}"));
                 }
             }
+            EventKind::Resumed { at, messages } => {
+                if !self.at_line_start && !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                let history = crate::text::count(*messages as u64, "message");
+                self.line(
+                    out,
+                    &format!(
+                        "── resumed {} · {history} of history ──",
+                        crate::text::short_time(at)
+                    ),
+                );
+            }
             EventKind::ModelRequest { .. }
+            | EventKind::PromptContext { .. }
             | EventKind::AssistantMessage { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::PermissionDecision { .. }
@@ -207,6 +221,8 @@ impl TextPrinter {
                 );
             }
             EventKind::UserMessage { .. }
+            | EventKind::PromptContext { .. }
+            | EventKind::Resumed { .. }
             | EventKind::ModelRequest { .. }
             | EventKind::TextDelta { .. }
             | EventKind::AssistantMessage { .. }

@@ -144,6 +144,18 @@ fn is_unsafe(c: char) -> bool {
     }
 }
 
+/// An RFC 3339 time as people read it in a list: local `2026-12-01 23:59`;
+/// text that is not a time, as it is.
+pub fn short_time(rfc3339: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(rfc3339) {
+        Ok(t) => t
+            .with_timezone(&chrono::Local)
+            .format("%Y-%m-%d %H:%M")
+            .to_string(),
+        Err(_) => rfc3339.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

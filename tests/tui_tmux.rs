@@ -152,3 +152,56 @@ fn every_frame_is_one_synchronized_update() {
     let last = out.rfind("\x1b[?2026l").unwrap();
     assert!(first < last);
 }
+
+/// A session run headless is continued in the workbench: the earlier
+/// conversation is on screen above the seam, and quitting says how to come
+/// back. A bare `--resume` offers the workspace's sessions to pick from.
+#[test]
+fn a_continued_session_shows_its_conversation_and_says_how_to_resume() {
+    let sb = Sandbox::new();
+    let script = sb.script(serde_json::json!({"agents": {"main": [
+        {"text": "The answer is forty-two.", "usage": {"input_tokens": 100, "output_tokens": 10}}
+    ]}}));
+    let script = script.display().to_string();
+    let first = sb.run(&[
+        "run",
+        "--provider",
+        "scripted",
+        "--script",
+        &script,
+        "what is the answer",
+    ]);
+    assert_eq!(first.status.code(), Some(0), "{}", common::stderr(&first));
+    let trace = sb.traces().remove(0);
+    let id = trace.file_stem().unwrap().to_str().unwrap().to_string();
+
+    let tmux = Tmux::shell(&sb, 100, 30);
+    tmux.command(&format!(
+        "brood --provider scripted --script {script} --continue; echo \"brood-exit=$?\""
+    ));
+    let screen = tmux.wait_for("resumed", Duration::from_secs(20));
+    assert!(screen.contains("what is the answer"), "{screen}");
+    assert!(screen.contains("The answer is forty-two."), "{screen}");
+    tmux.keys(&["C-d"]);
+    let screen = tmux.wait_for("brood-exit=0", Duration::from_secs(10));
+    assert!(screen.contains(&format!("brood --resume {id}")), "{screen}");
+
+    tmux.command(&format!(
+        "brood --provider scripted --script {script} --resume; echo \"picked-exit=$?\""
+    ));
+    let list = tmux.wait_for("Enter continue", Duration::from_secs(10));
+    assert!(list.contains("what is the answer"), "{list}");
+    assert!(list.contains("1 turn"), "{list}");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("resumed", Duration::from_secs(20));
+    assert!(screen.contains("The answer is forty-two."), "{screen}");
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("picked-exit=0", Duration::from_secs(10));
+    // Both visits appended to the one trace.
+    assert_eq!(sb.traces(), std::slice::from_ref(&trace));
+    let seams = common::event_types(&trace)
+        .iter()
+        .filter(|t| *t == "resumed")
+        .count();
+    assert_eq!(seams, 2);
+}

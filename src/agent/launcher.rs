@@ -149,6 +149,12 @@ pub struct Launcher {
 }
 
 impl Launcher {
+    /// Numbers the next child after `sub-{last}`: a resumed session's new
+    /// children must not take the ids of those in its trace.
+    pub fn number_after(&self, last: u32) {
+        self.next_child.fetch_max(last, Ordering::Relaxed);
+    }
+
     /// The session's started MCP servers, for the children from now on.
     pub fn set_mcp(&self, hub: Arc<crate::mcp::McpHub>) {
         let _ = self.mcp.set(hub);

@@ -178,7 +178,7 @@ impl Agent {
             };
             state.usage.add(&response.usage);
             let response_cut = response.stop_reason == StopReason::MaxTokens;
-            let mut message = response.message;
+            let mut message = response.message.canonical_assistant();
             message.make_tool_ids_unique(messages);
             let calls = message.tool_calls();
             state.final_text = message.text();

@@ -40,6 +40,9 @@ struct BusInner {
 pub struct EventBus {
     inner: Arc<Mutex<BusInner>>,
     started: Instant,
+    /// Added to every `t_ms`: a resumed session's clock goes on from where
+    /// its trace's did.
+    base_ms: u64,
 }
 
 impl Default for EventBus {
@@ -59,7 +62,19 @@ impl EventBus {
                 recorder_error: None,
             })),
             started: Instant::now(),
+            base_ms: 0,
         }
+    }
+
+    /// A bus that goes on from a trace: its first event is number
+    /// `next_seq`, at `base_ms`.
+    pub fn continuing(next_seq: u64, base_ms: u64) -> Self {
+        let bus = EventBus {
+            base_ms,
+            ..EventBus::new()
+        };
+        bus.lock().next_seq = next_seq.max(1);
+        bus
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BusInner> {
@@ -123,9 +138,10 @@ impl EventBus {
         }
     }
 
-    /// Milliseconds since the bus was created.
+    /// Milliseconds since the session began (for a resumed one, since the
+    /// start of its trace, the time it was closed left out).
     pub fn elapsed_ms(&self) -> u64 {
-        self.started.elapsed().as_millis() as u64
+        self.base_ms + self.started.elapsed().as_millis() as u64
     }
 
     /// Publishes one event, stamping it with the next sequence number and the time.

@@ -197,6 +197,17 @@ impl fmt::Display for TerminalReason {
 pub enum EventKind {
     /// A message from the user (for a child: the prompt it was started with).
     UserMessage { text: String },
+    /// What UserPromptSubmit hooks added to the prompt before it: the model
+    /// read it after the prompt, apart by a blank line.
+    PromptContext { text: String },
+    /// The session was continued from its trace (`brood --resume`): what
+    /// follows was added later, to the history rebuilt from what came before.
+    Resumed {
+        /// When, RFC 3339 UTC.
+        at: String,
+        /// The parent's messages rebuilt from the trace.
+        messages: usize,
+    },
     /// A request is about to be sent to the model.
     ModelRequest {
         step: u32,
@@ -330,6 +341,8 @@ impl EventKind {
     pub fn wire_name(&self) -> &'static str {
         match self {
             EventKind::UserMessage { .. } => "user_message",
+            EventKind::PromptContext { .. } => "prompt_context",
+            EventKind::Resumed { .. } => "resumed",
             EventKind::ModelRequest { .. } => "model_request",
             EventKind::TextDelta { .. } => "text_delta",
             EventKind::AssistantMessage { .. } => "assistant_message",
@@ -362,6 +375,7 @@ impl EventKind {
         };
         match self {
             EventKind::UserMessage { text }
+            | EventKind::PromptContext { text }
             | EventKind::TextDelta { text }
             | EventKind::HookContinue { text }
             | EventKind::AssistantMessage { text, .. }
@@ -403,6 +417,7 @@ impl EventKind {
                 }
             }
             EventKind::ModelRequest { .. }
+            | EventKind::Resumed { .. }
             | EventKind::TurnEnd { .. }
             | EventKind::Interrupted {} => {}
         }

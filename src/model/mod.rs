@@ -65,6 +65,30 @@ impl Message {
         }
     }
 
+    /// An assistant's answer in the one shape brood keeps it in: its text
+    /// (when there is any) as one block, then its tool calls in order. The
+    /// loop keeps what the model sent this way, and a resumed session
+    /// rebuilds it from the trace's events the same way, so both send the
+    /// same bytes.
+    pub fn assistant(text: String, calls: Vec<ContentBlock>) -> Self {
+        let text = (!text.is_empty()).then_some(ContentBlock::Text { text });
+        Message {
+            role: Role::Assistant,
+            content: text.into_iter().chain(calls).collect(),
+        }
+    }
+
+    /// This message as [`Message::assistant`] keeps it.
+    pub fn canonical_assistant(self) -> Self {
+        let text = self.text();
+        let calls = self
+            .content
+            .into_iter()
+            .filter(|b| matches!(b, ContentBlock::ToolUse { .. }))
+            .collect();
+        Message::assistant(text, calls)
+    }
+
     /// All text blocks joined.
     pub fn text(&self) -> String {
         self.content

@@ -68,6 +68,8 @@ pub struct TraceSummary {
     pub duration_ms: u64,
     /// The user's first message to the parent.
     pub first_prompt: Option<String>,
+    /// The user's messages to the parent.
+    pub turns: usize,
     pub children: usize,
     /// Every agent's tokens, summed from their turn ends.
     pub tokens: u64,
@@ -208,6 +210,7 @@ pub fn summarize(path: &Path) -> Result<TraceSummary, ReplayError> {
         header,
         duration_ms: 0,
         first_prompt: None,
+        turns: 0,
         children: 0,
         tokens: 0,
         end: EndState::Unfinished,
@@ -254,6 +257,7 @@ fn take(summary: &mut TraceSummary, peek: &Peek<'_>, line: &[u8]) {
     match (&*peek.kind, main) {
         ("subagent_start", _) => summary.children += 1,
         ("user_message", true) => {
+            summary.turns += 1;
             if summary.first_prompt.is_none()
                 && let Some(EventKind::UserMessage { text }) = full()
             {

@@ -24,7 +24,7 @@ pub fn render_table(sessions: &[TraceSummary], home: Option<&Path>) -> String {
     let mut rows = vec![header.map(String::from)];
     for s in sessions {
         rows.push([
-            date(&s.header.started_at),
+            crate::text::short_time(&s.header.started_at),
             duration(s.duration_ms),
             prompt(s.first_prompt.as_deref()),
             s.children.to_string(),
@@ -82,7 +82,11 @@ pub fn render_sessions(
         rows.push([
             found.tool.name().to_string(),
             shown_path(Path::new(&described.project), home),
-            described.started.as_deref().map(date).unwrap_or_default(),
+            described
+                .started
+                .as_deref()
+                .map(crate::text::short_time)
+                .unwrap_or_default(),
             ago(now, found.modified),
             described.children.to_string(),
             prompt(described.first_prompt.as_deref()),
@@ -143,17 +147,6 @@ pub fn json_line(s: &TraceSummary) -> String {
         "bad_lines": s.bad_lines,
     })
     .to_string()
-}
-
-/// Local `2026-11-30 05:34`, or the header's text when it is not a time.
-fn date(started_at: &str) -> String {
-    match chrono::DateTime::parse_from_rfc3339(started_at) {
-        Ok(t) => t
-            .with_timezone(&chrono::Local)
-            .format("%Y-%m-%d %H:%M")
-            .to_string(),
-        Err(_) => started_at.to_string(),
-    }
 }
 
 /// The prompt on one line, cut to the column's width.

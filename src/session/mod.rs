@@ -3,6 +3,7 @@
 //! only in how they show its events and answer its approvals.
 
 mod approver;
+pub mod resume;
 pub mod setup;
 mod task;
 
@@ -82,6 +83,9 @@ pub struct SessionOptions {
     /// Values besides the credential variables that no event may show (MCP
     /// servers' `env` values and headers).
     pub secrets: Vec<String>,
+    /// A saved session to go on with: its id, history and trace (appended
+    /// to unless the trace is `Off`).
+    pub resume: Option<resume::Resume>,
 }
 
 pub struct Session {
@@ -94,18 +98,31 @@ pub struct Session {
     mcp_configs: Vec<crate::config::mcp::McpServerConfig>,
     mcp: Arc<crate::mcp::McpHub>,
     launcher: Arc<Launcher>,
+    /// A resumed session's events so far, its `resumed` event last, until
+    /// the screen takes them ([`Session::take_earlier`]).
+    earlier: Vec<crate::event::Event>,
 }
 
 impl Session {
-    pub fn start(options: SessionOptions) -> Result<Session, SessionError> {
-        let id = config::new_session_id();
+    pub fn start(mut options: SessionOptions) -> Result<Session, SessionError> {
+        let resumed = options.resume.take();
+        let id = match &resumed {
+            Some(r) => r.header.session.clone(),
+            None => config::new_session_id(),
+        };
         let workspace = Arc::new(Workspace::new(&options.workspace)?);
-        let bus = EventBus::new();
+        let bus = match &resumed {
+            // Numbers and the clock go on: one file, one story.
+            Some(r) => EventBus::continuing(r.next_seq(), r.clock_ms() + 1),
+            None => EventBus::new(),
+        };
         let mut secrets = config::secrets_from_env();
         secrets.extend(options.secrets);
         bus.set_secrets(secrets);
-        let trace_path = match options.trace {
-            TraceTarget::Default => {
+        let trace_path = match (&resumed, options.trace) {
+            (_, TraceTarget::Off) => None,
+            (Some(r), _) => Some(r.path.clone()),
+            (None, TraceTarget::Default) => {
                 let path = config::default_trace_path(&id)?;
                 // brood's own traces folder is brood's alone, however it was made.
                 if let Some(dir) = path.parent() {
@@ -113,12 +130,13 @@ impl Session {
                 }
                 Some(path)
             }
-            TraceTarget::File(path) => Some(path),
-            TraceTarget::Off => None,
+            (None, TraceTarget::File(path)) => Some(path),
         };
         // After the traces folder exists, so the sandbox finds it to hide.
         let sandbox = Arc::new(Sandbox::prepare(options.sandbox, workspace.root())?);
-        if let Some(path) = &trace_path {
+        if let (Some(path), Some(_)) = (&trace_path, &resumed) {
+            bus.add_recorder(Box::new(TraceWriter::append(path)?));
+        } else if let Some(path) = &trace_path {
             let mut header = TraceHeader::new(
                 &id,
                 &workspace.root().display().to_string(),
@@ -171,6 +189,21 @@ impl Session {
             max_tokens: DEFAULT_MAX_TOKENS,
             max_parallel: options.max_parallel,
         }));
+        let mut messages = Vec::new();
+        let mut earlier = Vec::new();
+        if let Some(resumed) = resumed {
+            launcher.number_after(resumed.last_child());
+            let seam = bus.publish(
+                AgentId::Main,
+                EventKind::Resumed {
+                    at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                    messages: resumed.messages.len(),
+                },
+            );
+            messages = resumed.messages;
+            earlier = resumed.events;
+            earlier.push(seam);
+        }
         let mut tools = ToolRegistry::base();
         tools.register(Arc::new(TaskTool::new(launcher.clone())));
         let mut profile = Profile::parent(options.max_steps);
@@ -195,12 +228,13 @@ impl Session {
             id,
             bus,
             parent,
-            messages: Vec::new(),
+            messages,
             trace_path,
             policy,
             mcp_configs: options.mcp,
             mcp: crate::mcp::McpHub::empty(),
             launcher,
+            earlier,
         })
     }
 
@@ -258,6 +292,12 @@ impl Session {
             .collect()
     }
 
+    /// What a resumed session showed before, to show again before what it
+    /// does now (empty for a new session, and once taken).
+    pub fn take_earlier(&mut self) -> Vec<crate::event::Event> {
+        std::mem::take(&mut self.earlier)
+    }
+
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -296,9 +336,15 @@ impl Session {
                 text: text.to_string(),
             },
         );
-        // What a UserPromptSubmit hook printed goes with the prompt.
+        // What a UserPromptSubmit hook printed goes with the prompt, and
+        // in the trace, so a resumed session sends it again.
         let sent = match context {
-            Some(context) => format!("{text}\n\n{context}"),
+            Some(context) => {
+                let sent = with_context(text, &context);
+                self.bus
+                    .publish(AgentId::Main, EventKind::PromptContext { text: context });
+                sent
+            }
             None => text.to_string(),
         };
         self.messages.push(Message::user_text(&sent));
@@ -352,6 +398,12 @@ impl Session {
     pub fn trace_error(&self) -> Option<String> {
         self.bus.recorder_error()
     }
+}
+
+/// A prompt with what UserPromptSubmit hooks added to it, as the model reads
+/// it (and a resumed session rebuilds it).
+pub(crate) fn with_context(prompt: &str, context: &str) -> String {
+    format!("{prompt}\n\n{context}")
 }
 
 /// Adds the project instructions to a profile's system prompt.

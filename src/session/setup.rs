@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::resume::{Resume, ResumeError, ResumeFrom};
 use super::{Session, SessionError, SessionOptions, TraceTarget};
 use crate::agent::{Approver, Hooks};
 use crate::config::settings::{self, ModelFlags, ProviderKind, Settings, SettingsError};
@@ -36,6 +37,8 @@ pub enum SetupError {
     Model(#[from] ModelError),
     #[error(transparent)]
     Session(#[from] SessionError),
+    #[error(transparent)]
+    Resume(#[from] ResumeError),
 }
 
 /// What the user asked for the sandbox, before the config files have a say.
@@ -77,6 +80,8 @@ pub struct Setup {
     pub max_parallel: usize,
     pub max_steps: Option<u32>,
     pub sandbox: SandboxRequest,
+    /// A saved session to continue instead of starting one.
+    pub resume: Option<ResumeFrom>,
 }
 
 /// A session ready to run, what the screen shows about it, and what to tell
@@ -91,9 +96,23 @@ pub struct Prepared {
 
 /// Resolves settings and profiles and starts the session.
 pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, SetupError> {
-    let workspace = match &setup.workspace {
+    let mut workspace = match &setup.workspace {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().map_err(SetupError::CurrentFolder)?,
+    };
+    let resume = match &setup.resume {
+        Some(from) => {
+            let dir = crate::config::data_dir()?.join("traces");
+            let resume = Resume::load(&super::resume::locate(from, &workspace, &dir)?)?;
+            // A session goes on in its own workspace, wherever it is resumed
+            // from, unless `--cwd` says otherwise.
+            let own = std::path::PathBuf::from(&resume.header.cwd);
+            if setup.workspace.is_none() && own.is_dir() {
+                workspace = own;
+            }
+            Some(resume)
+        }
+        None => None,
     };
     let tools = ToolRegistry::base();
     let config = load_setup(&workspace, &tools.available())?;
@@ -127,6 +146,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         command_hooks: config.hooks.hooks.clone(),
         mcp: config.mcp.servers.clone(),
         secrets: config.mcp.secrets(),
+        resume,
     })?;
     let mut warnings: Vec<String> = config
         .settings

@@ -36,6 +36,7 @@ fn start(dir: &std::path::Path, script: &serde_json::Value) -> Running {
         command_hooks: Vec::new(),
         mcp: Vec::new(),
         secrets: Vec::new(),
+        resume: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -6,6 +6,7 @@ pub mod highlight;
 pub mod keymap;
 pub mod keys;
 pub mod markdown;
+pub mod picker;
 pub mod replay;
 pub mod state;
 pub mod terminal;

@@ -36,6 +36,7 @@ fn world(script: Value, light_model: Option<&str>, max_parallel: usize) -> World
         command_hooks: Vec::new(),
         mcp: Vec::new(),
         secrets: Vec::new(),
+        resume: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -509,6 +509,7 @@ async fn a_question_is_answered_end_to_end_through_a_real_session() {
         command_hooks: Vec::new(),
         mcp: Vec::new(),
         secrets: Vec::new(),
+        resume: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -128,6 +128,8 @@ impl LaneBuf {
                     *stats.tool_usage.entry(name.clone()).or_default() += 1
                 }
                 EventKind::UserMessage { .. }
+                | EventKind::PromptContext { .. }
+                | EventKind::Resumed { .. }
                 | EventKind::TextDelta { .. }
                 | EventKind::ApprovalRequested { .. }
                 | EventKind::PermissionDecision { .. }

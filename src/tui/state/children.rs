@@ -167,7 +167,9 @@ impl State {
             | EventKind::ApprovalRequested { .. }
             | EventKind::Retry { .. }
             | EventKind::McpServerDown { .. }
-            | EventKind::SubagentStart { .. } => {}
+            | EventKind::SubagentStart { .. }
+            | EventKind::PromptContext { .. }
+            | EventKind::Resumed { .. } => {}
         }
     }
 

@@ -166,6 +166,8 @@ impl State {
             }
             EventKind::Error { message } => self.last_error = Some(message.clone()),
             EventKind::UserMessage { .. }
+            | EventKind::PromptContext { .. }
+            | EventKind::Resumed { .. }
             | EventKind::ModelRequest { .. }
             | EventKind::ToolCall { .. }
             | EventKind::PermissionDecision { .. }
@@ -253,6 +255,19 @@ impl State {
             },
             EventKind::Error { message } => self.notice(NoticeLevel::Error, message.clone()),
             EventKind::Interrupted {} => self.notice(NoticeLevel::Warning, "interrupted".into()),
+            // The seam of a continued session: what is above was read back
+            // from its trace.
+            EventKind::Resumed { at, messages } => {
+                self.running = false;
+                let history = count(*messages as u64, "message");
+                self.notice(
+                    NoticeLevel::Info,
+                    format!(
+                        "resumed {} · {history} of history",
+                        crate::text::short_time(at)
+                    ),
+                )
+            }
             EventKind::TurnEnd { reason, .. } => {
                 self.running = false;
                 self.finish_text("");
@@ -264,6 +279,7 @@ impl State {
                 }
             }
             EventKind::PermissionDecision { .. }
+            | EventKind::PromptContext { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::Retry { .. }
             | EventKind::SubagentStart { .. }

@@ -33,6 +33,7 @@ async fn record(script: serde_json::Value, approve: AutoApprove) -> Vec<Event> {
         command_hooks: Vec::new(),
         mcp: Vec::new(),
         secrets: Vec::new(),
+        resume: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -46,7 +46,9 @@ impl Mark {
             | EventKind::McpServerDown { .. } => Mark::Alarm,
             EventKind::Retry { .. } | EventKind::ApprovalRequested { .. } => Mark::Waiting,
             EventKind::SubagentStart { .. } | EventKind::SubagentEnd { .. } => Mark::Boundary,
+            EventKind::Resumed { .. } => Mark::Boundary,
             EventKind::UserMessage { .. }
+            | EventKind::PromptContext { .. }
             | EventKind::ModelRequest { .. }
             | EventKind::TextDelta { .. }
             | EventKind::AssistantMessage { .. }
@@ -103,8 +105,12 @@ fn timeline_detail(kind: &EventKind) -> String {
     };
     match kind {
         EventKind::UserMessage { text }
+        | EventKind::PromptContext { text }
         | EventKind::TextDelta { text }
         | EventKind::HookContinue { text } => short(text),
+        EventKind::Resumed { at, messages } => {
+            format!("{at} · {}", count(*messages as u64, "message"))
+        }
         EventKind::HookRun {
             hook,
             command,

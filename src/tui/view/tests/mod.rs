@@ -624,3 +624,40 @@ fn watch_controls_say_following_and_how_many_events_wait() {
     );
     assert!(screen.contains("the file was truncated"), "{screen}");
 }
+
+/// A continued session: the conversation read back from the trace, the
+/// seam marked, and the new turn below it.
+#[test]
+fn resumed_session_marks_the_seam() {
+    let mut s = Script::default();
+    s.user(0, MAIN, "What does the retry policy do?")
+        .request(50, MAIN, 1)
+        .say(
+            400,
+            MAIN,
+            "It retries 529 and 503 up to 4 times.",
+            0,
+            usage(900, 40),
+        )
+        .push(
+            500,
+            MAIN,
+            EventKind::TurnEnd {
+                reason: TerminalReason::Completed,
+                steps: 1,
+                usage: usage(900, 40),
+            },
+        )
+        .push(
+            600,
+            MAIN,
+            EventKind::Resumed {
+                at: "not a time".into(),
+                messages: 2,
+            },
+        )
+        .user(700, MAIN, "And the backoff?");
+    let state = s.state(800);
+    let buf = draw(&state, &mut Ui::new(), 100, 16, &color());
+    assert_snapshot!("resumed_session", text(&buf));
+}
