@@ -638,13 +638,17 @@ async fn the_request_has_the_documented_headers_and_body() {
         json!({
             "model": "claude-test",
             "max_tokens": 2048,
-            "system": "You are terse.",
+            // Prompt caching is on by default: breakpoints after the tools,
+            // the system prompt, and the ends of the previous and this request.
+            "system": [{"type": "text", "text": "You are terse.",
+                "cache_control": {"type": "ephemeral"}}],
             "stream": true,
             "tools": [{"name": "grep", "description": "Searches files.", "input_schema":
                 {"type": "object", "properties": {"pattern": {"type": "string"}},
-                 "required": ["pattern"]}}],
+                 "required": ["pattern"]}, "cache_control": {"type": "ephemeral"}}],
             "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "find héllo"}]},
+                {"role": "user", "content": [{"type": "text", "text": "find héllo",
+                    "cache_control": {"type": "ephemeral"}}]},
                 {"role": "assistant", "content": [
                     {"type": "tool_use", "id": "toolu_1", "name": "grep",
                         "input": {"pattern": "héllo"}},
@@ -655,7 +659,7 @@ async fn the_request_has_the_documented_headers_and_body() {
                         "content": "src/a.rs:3: héllo"},
                     {"type": "tool_result", "tool_use_id": "toolu_2",
                         "content": "the arguments are not valid JSON", "is_error": true},
-                    {"type": "text", "text": "go on"},
+                    {"type": "text", "text": "go on", "cache_control": {"type": "ephemeral"}},
                 ]},
             ],
         })

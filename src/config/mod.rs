@@ -136,6 +136,7 @@ struct ConfigFile {
     header_timeout_secs: Option<u64>,
     max_response_secs: Option<u64>,
     max_response_mb: Option<u64>,
+    prompt_cache: Option<bool>,
     #[serde(default)]
     sandbox: sandbox::SandboxTable,
     #[serde(default)]
@@ -161,6 +162,8 @@ pub struct FileSettings {
     pub header_timeout_secs: Option<u64>,
     pub max_response_secs: Option<u64>,
     pub max_response_mb: Option<u64>,
+    /// Anthropic prompt caching (on unless `false`).
+    pub prompt_cache: Option<bool>,
     pub sandbox: SandboxFileSettings,
 }
 
@@ -334,6 +337,7 @@ fn load(
             header_timeout_secs,
             max_response_secs,
             max_response_mb,
+            prompt_cache,
             sandbox,
             permissions: lists,
             hooks: hook_tables,
@@ -365,6 +369,7 @@ fn load(
             header_timeout_secs: header_timeout_secs.or(settings.header_timeout_secs),
             max_response_secs: max_response_secs.or(settings.max_response_secs),
             max_response_mb: max_response_mb.or(settings.max_response_mb),
+            prompt_cache: prompt_cache.or(settings.prompt_cache),
             sandbox: settings.sandbox,
         };
     }

@@ -182,6 +182,13 @@ pub fn resolve(
         if let Some(mb) = file.max_response_mb {
             config.max_response_bytes = mb.max(1) << 20;
         }
+        let cache_off = var("BROOD_PROMPT_CACHE")
+            .map(|v| matches!(v.trim(), "0" | "off" | "false" | "no"))
+            .or(file.prompt_cache.map(|on| !on))
+            .unwrap_or(false);
+        if cache_off {
+            config.prompt_cache = crate::model::http::PromptCache::Off;
+        }
         config
     });
     Ok(Settings {

@@ -118,7 +118,7 @@ impl Model for AnthropicModel {
         sink: &mut dyn StreamSink,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
-        let body = serde_json::to_vec(&request::wire_request(request))
+        let body = serde_json::to_vec(&request::wire_request(request, self.config.prompt_cache))
             .map_err(|e| ModelError::Stream(format!("cannot encode the request: {e}")))?;
         let body = Bytes::from(body);
         let url = self.url();

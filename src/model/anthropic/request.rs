@@ -4,30 +4,82 @@
 //! rejects them), a message left with no blocks is dropped and same-role
 //! neighbours are merged, and a tool input that is not a JSON object (brood keeps
 //! unparsable arguments as a raw string) is sent as `{}`.
+//!
+//! With prompt caching on, the request marks its stable prefix with
+//! `cache_control` breakpoints, four at most as the API allows: the last tool
+//! (the tools are first in the prefix), the system prompt, the end of the
+//! previous request's messages (where the cache written last time ends, so
+//! it is read back however many blocks this turn added) and the end of this
+//! one's (written for the next).
 
 use std::borrow::Cow;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::model::http::PromptCache;
 use crate::model::{ContentBlock, ModelRequest, Role};
 
 #[derive(Debug, Serialize)]
 pub(super) struct WireRequest<'a> {
     model: &'a str,
     max_tokens: u32,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    system: &'a str,
+    #[serde(skip_serializing_if = "System::is_empty")]
+    system: System<'a>,
     messages: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<WireTool<'a>>,
+    tools: Vec<Cached<WireTool<'a>>>,
     stream: bool,
 }
+
+/// The system prompt: plain text, or one block when it carries a breakpoint.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum System<'a> {
+    Text(&'a str),
+    Blocks([Cached<WireBlock<'a>>; 1]),
+}
+
+impl System<'_> {
+    fn is_empty(&self) -> bool {
+        match self {
+            System::Text(text) => text.is_empty(),
+            System::Blocks(_) => false,
+        }
+    }
+}
+
+/// A block or tool, with a cache breakpoint after it when marked.
+#[derive(Debug, Serialize)]
+struct Cached<T> {
+    #[serde(flatten)]
+    item: T,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<Ephemeral>,
+}
+
+impl<T> Cached<T> {
+    fn plain(item: T) -> Self {
+        Cached {
+            item,
+            cache_control: None,
+        }
+    }
+}
+
+/// `{"type": "ephemeral"}`: the API's one kind of breakpoint (five minutes).
+#[derive(Debug, Clone, Copy, Serialize)]
+struct Ephemeral {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+const EPHEMERAL: Ephemeral = Ephemeral { kind: "ephemeral" };
 
 #[derive(Debug, Serialize)]
 struct WireMessage<'a> {
     role: &'static str,
-    content: Vec<WireBlock<'a>>,
+    content: Vec<Cached<WireBlock<'a>>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -64,10 +116,15 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// The streaming request for `request`.
-pub(super) fn wire_request(request: &ModelRequest) -> WireRequest<'_> {
+pub(super) fn wire_request(request: &ModelRequest, cache: PromptCache) -> WireRequest<'_> {
     let mut messages: Vec<WireMessage> = Vec::with_capacity(request.messages.len());
     for message in &request.messages {
-        let content: Vec<WireBlock> = message.content.iter().filter_map(wire_block).collect();
+        let content: Vec<Cached<WireBlock>> = message
+            .content
+            .iter()
+            .filter_map(wire_block)
+            .map(Cached::plain)
+            .collect();
         if content.is_empty() {
             continue;
         }
@@ -82,20 +139,45 @@ pub(super) fn wire_request(request: &ModelRequest) -> WireRequest<'_> {
             Some(_) | None => messages.push(WireMessage { role, content }),
         }
     }
-    WireRequest {
-        model: &request.model,
-        max_tokens: request.max_tokens,
-        system: &request.system,
-        messages,
-        tools: request
-            .tools
-            .iter()
-            .map(|t| WireTool {
+    let mut tools: Vec<Cached<WireTool>> = request
+        .tools
+        .iter()
+        .map(|t| {
+            Cached::plain(WireTool {
                 name: &t.name,
                 description: &t.description,
                 input_schema: &t.input_schema,
             })
-            .collect(),
+        })
+        .collect();
+    let mut system = System::Text(&request.system);
+    if cache == PromptCache::On {
+        if let Some(last) = tools.last_mut() {
+            last.cache_control = Some(EPHEMERAL);
+        }
+        if !request.system.is_empty() {
+            system = System::Blocks([Cached {
+                item: WireBlock::Text {
+                    text: &request.system,
+                },
+                cache_control: Some(EPHEMERAL),
+            }]);
+        }
+        // This request's end, and the previous one's: each turn adds an
+        // answer and a user message.
+        let n = messages.len();
+        for at in [n.checked_sub(1), n.checked_sub(3)].into_iter().flatten() {
+            if let Some(block) = messages[at].content.last_mut() {
+                block.cache_control = Some(EPHEMERAL);
+            }
+        }
+    }
+    WireRequest {
+        model: &request.model,
+        max_tokens: request.max_tokens,
+        system,
+        messages,
+        tools,
         stream: true,
     }
 }
@@ -144,7 +226,7 @@ mod tests {
     }
 
     fn body(request: &ModelRequest) -> Value {
-        serde_json::to_value(wire_request(request)).unwrap()
+        serde_json::to_value(wire_request(request, PromptCache::Off)).unwrap()
     }
 
     #[test]
@@ -262,5 +344,69 @@ mod tests {
                 {"type": "text", "text": "second"},
             ]}])
         );
+    }
+
+    /// Where the breakpoints are in a body: `tools`, `system`, or a
+    /// message's index.
+    fn breakpoints(b: &Value) -> Vec<String> {
+        let mut at = Vec::new();
+        let marked = |v: &Value| v.get("cache_control") == Some(&json!({"type": "ephemeral"}));
+        if b["tools"].as_array().is_some_and(|t| t.iter().any(marked)) {
+            at.push("tools".to_string());
+        }
+        if b["system"].as_array().is_some_and(|s| s.iter().any(marked)) {
+            at.push("system".to_string());
+        }
+        for (i, m) in b["messages"].as_array().unwrap().iter().enumerate() {
+            let blocks = m["content"].as_array().unwrap();
+            assert!(
+                blocks[..blocks.len() - 1].iter().all(|b| !marked(b)),
+                "only a message's last block is marked"
+            );
+            if blocks.last().is_some_and(marked) {
+                at.push(i.to_string());
+            }
+        }
+        at
+    }
+
+    #[test]
+    fn caching_marks_the_tools_the_system_and_the_ends_of_this_and_the_last_request() {
+        let tool = ToolSpec {
+            name: "read_file".into(),
+            description: "Reads a file.".into(),
+            input_schema: json!({"type": "object"}),
+        };
+        let turn = |n: usize| -> Vec<Message> {
+            let mut messages = vec![Message::user_text("start")];
+            for i in 0..n {
+                messages.push(Message::assistant(format!("step {i}"), Vec::new()));
+                messages.push(Message::user_text(format!("more {i}")));
+            }
+            messages
+        };
+        let cached =
+            |r: &ModelRequest| serde_json::to_value(wire_request(r, PromptCache::On)).unwrap();
+        let first = cached(&request(
+            turn(0),
+            vec![tool.clone(), tool.clone()],
+            "be brief",
+        ));
+        assert_eq!(breakpoints(&first), ["tools", "system", "0"]);
+        assert_eq!(first["tools"][0].get("cache_control"), None);
+        assert_eq!(
+            first["system"],
+            json!([{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}])
+        );
+        let later = cached(&request(turn(5), vec![tool], "be brief"));
+        assert_eq!(breakpoints(&later), ["tools", "system", "8", "10"]);
+        // Off, the body is as it always was.
+        let plain = body(&request(turn(5), vec![], "be brief"));
+        assert!(breakpoints(&plain).is_empty());
+        assert_eq!(plain["system"], "be brief");
+        // No tools and no system: the messages' two breakpoints only.
+        let bare = cached(&request(turn(2), vec![], ""));
+        assert_eq!(breakpoints(&bare), ["2", "4"]);
+        assert!(bare.get("system").is_none());
     }
 }

@@ -39,6 +39,17 @@ pub struct HttpConfig {
     pub max_retries: u32,
     /// The first backoff; each retry doubles it (before jitter).
     pub backoff_base: Duration,
+    /// Whether requests mark their stable prefix for the provider's cache
+    /// (Anthropic's `cache_control`; OpenAI-compatible servers cache on
+    /// their own).
+    pub prompt_cache: PromptCache,
+}
+
+/// Prompt caching, where the provider needs to be asked for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptCache {
+    On,
+    Off,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -69,6 +80,7 @@ impl HttpConfig {
             idle_timeout: Duration::from_secs(90),
             max_retries: 4,
             backoff_base: Duration::from_secs(1),
+            prompt_cache: PromptCache::On,
         }
     }
 
