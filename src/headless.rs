@@ -43,10 +43,11 @@ pub async fn run(
     session: Session,
     prompt: &str,
     format: OutputFormat,
+    prices: crate::protocol::PriceTable,
     cancel: CancellationToken,
 ) -> RunExit {
     let mut events = session.bus().subscribe();
-    let mut printer = TextPrinter::new();
+    let mut printer = TextPrinter::with_prices(prices);
     // The same session task as the workbench's, given one message and no one
     // to answer approvals (the agents' approver does, at once).
     let (ops, op_rx) = mpsc::unbounded_channel();
@@ -80,6 +81,7 @@ pub async fn run(
         },
         reason @ (TerminalReason::MaxSteps
         | TerminalReason::TokenBudget
+        | TerminalReason::CostBudget
         | TerminalReason::ContextBudget
         | TerminalReason::ContractViolation
         | TerminalReason::ModelError) => RunExit::Failed(

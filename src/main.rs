@@ -105,7 +105,9 @@ fn headless(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow:
         )
         .into());
     }
-    let Prepared { mut session, .. } = prepare(&setup(model_args, args), Arc::new(approver))?;
+    let Prepared {
+        mut session, info, ..
+    } = prepare(&setup(model_args, args), Arc::new(approver))?;
     tracing::info!(session = session.id(), "headless run");
     if let Some(history) = resume_cli::resumed_history(&session.take_earlier()) {
         eprintln!(
@@ -130,7 +132,7 @@ fn headless(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow:
         for warning in session.start_mcp().await {
             eprintln!("brood: {}", brood::text::visible(&warning));
         }
-        headless::run(session, &prompt, format, cancel).await
+        headless::run(session, &prompt, format, info.prices, cancel).await
     });
     if let RunExit::Failed(reason) = &exit {
         eprintln!("brood: {}", brood::text::visible(reason));

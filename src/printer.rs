@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind};
-use crate::protocol::{TASK_TOOL, call_label, envelope_text, estimate_tokens};
+use crate::protocol::{PriceTable, TASK_TOOL, call_label, envelope_text, estimate_tokens};
 use crate::text::count;
 
 /// Result lines shown under each tool call.
@@ -28,6 +28,11 @@ pub struct TextPrinter {
     /// Why the policy asked about calls that were then denied, by call id:
     /// said with the result unless the result says it already.
     denied: BTreeMap<String, String>,
+    /// The model each agent's requests name, and what they cost so far
+    /// (`None` until one of them has a price).
+    models: BTreeMap<AgentId, String>,
+    cost: Option<f64>,
+    prices: PriceTable,
 }
 
 impl Default for TextPrinter {
@@ -38,16 +43,39 @@ impl Default for TextPrinter {
 
 impl TextPrinter {
     pub fn new() -> Self {
+        Self::with_prices(PriceTable::default())
+    }
+
+    /// A printer that prices tokens with `prices` (the built-in table and
+    /// the user's `[prices]`).
+    pub fn with_prices(prices: PriceTable) -> Self {
         TextPrinter {
             at_line_start: true,
             tokens: BTreeMap::new(),
             returned_tokens: 0,
             denied: BTreeMap::new(),
+            models: BTreeMap::new(),
+            cost: None,
+            prices,
         }
+    }
+
+    /// What the session cost so far, when any of its models has a price.
+    pub fn cost(&self) -> Option<f64> {
+        self.cost
     }
 
     /// The text one event adds to the output (often nothing).
     pub fn format(&mut self, event: &Event) -> String {
+        if let EventKind::ModelRequest { model, .. } = &event.kind {
+            self.models.insert(event.agent, model.clone());
+        }
+        if let EventKind::AssistantMessage { usage, .. } = &event.kind {
+            let model = self.models.get(&event.agent).map_or("", String::as_str);
+            if let Some(cost) = self.prices.cost(model, usage) {
+                *self.cost.get_or_insert(0.0) += cost;
+            }
+        }
         let mut out = String::new();
         match event.agent {
             AgentId::Main => self.format_parent(event, &mut out),
@@ -278,6 +306,9 @@ impl TextPrinter {
         if children > 0 {
             let kept = children.saturating_sub(self.returned_tokens);
             parts.push(format!("kept out of main's context: {kept}"));
+        }
+        if let Some(cost) = self.cost {
+            parts.push(format!("cost {}", crate::protocol::price::usd(cost)));
         }
         format!("tokens: {}", parts.join(" · "))
     }

@@ -136,6 +136,7 @@ pub struct LauncherParts {
     pub approval_ids: Arc<AtomicU64>,
     pub max_tokens: u32,
     pub max_parallel: usize,
+    pub prices: crate::protocol::PriceTable,
 }
 
 pub struct Launcher {
@@ -310,6 +311,7 @@ impl Launcher {
             sandbox: parts.sandbox.clone(),
             max_tokens: parts.max_tokens,
             approval_ids: parts.approval_ids.clone(),
+            prices: parts.prices.clone(),
         }
     }
 }
@@ -347,6 +349,7 @@ fn summarize(profile: &Profile, outcome: &RunOutcome) -> String {
         ),
         TerminalReason::Interrupted => "Subagent was interrupted before it finished.".into(),
         reason @ (TerminalReason::TokenBudget
+        | TerminalReason::CostBudget
         | TerminalReason::ContextBudget
         | TerminalReason::ContractViolation
         | TerminalReason::ModelError) => {

@@ -39,7 +39,7 @@ use crate::model::{
     ContentBlock, Message, Model, ModelError, ModelRequest, RetryNotice, Role, StopReason,
     StreamSink, ToolCall,
 };
-use crate::protocol::TASK_TOOL;
+use crate::protocol::{PriceTable, TASK_TOOL};
 use crate::text::count;
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
@@ -65,6 +65,8 @@ pub struct Agent {
     pub max_tokens: u32,
     /// Numbers approval requests across the session.
     pub approval_ids: Arc<AtomicU64>,
+    /// What its model's tokens cost, for a cost budget.
+    pub prices: PriceTable,
 }
 
 /// How a run ended.
@@ -94,6 +96,8 @@ enum Stop {
 struct RunState {
     steps: u32,
     usage: Usage,
+    /// US dollars spent, at the model's price (0 without one).
+    cost: f64,
     final_text: String,
     /// Whether the one correction of the result contract was spent.
     corrected: bool,
@@ -177,6 +181,10 @@ impl Agent {
                 }
             };
             state.usage.add(&response.usage);
+            state.cost += self
+                .prices
+                .cost(&self.model_name, &response.usage)
+                .unwrap_or(0.0);
             let response_cut = response.stop_reason == StopReason::MaxTokens;
             let mut message = response.message.canonical_assistant();
             message.make_tool_ids_unique(messages);
@@ -284,6 +292,18 @@ impl Agent {
                 state.usage.total()
             );
             return Err(Stop::Now(TerminalReason::TokenBudget, Some(message)));
+        }
+        // A model without a price cannot spend a cost budget: tokens only.
+        if let Some(budget) = self.profile.cost_budget_usd
+            && self.prices.price(&self.model_name).is_some()
+            && state.cost >= budget
+        {
+            let message = format!(
+                "cost budget used up: {} of {}",
+                crate::protocol::price::usd(state.cost),
+                crate::protocol::price::usd(budget)
+            );
+            return Err(Stop::Now(TerminalReason::CostBudget, Some(message)));
         }
         if let Some(budget) = self.profile.context_budget {
             let size = request.estimate_input_tokens();

@@ -78,6 +78,9 @@ pub struct Profile {
     pub token_budget: Option<u64>,
     /// The largest request, in input tokens, the run may send.
     pub context_budget: Option<u64>,
+    /// US dollars the run may spend, at its model's price; binds only a
+    /// model with a price.
+    pub cost_budget_usd: Option<f64>,
     pub model: ModelRole,
     pub contract: ResultContract,
     pub permission_mode: PermissionMode,
@@ -132,6 +135,7 @@ impl Profile {
             max_steps,
             token_budget: None,
             context_budget: None,
+            cost_budget_usd: None,
             model: ModelRole::Main,
             contract: ResultContract::Text,
             permission_mode: PermissionMode::Normal,
@@ -153,6 +157,7 @@ impl Profile {
             max_steps: Some(30),
             token_budget: None,
             context_budget: None,
+            cost_budget_usd: None,
             model: ModelRole::Main,
             contract: ResultContract::Text,
             permission_mode: PermissionMode::Normal,
@@ -173,6 +178,7 @@ impl Profile {
             max_steps: Some(12),
             token_budget: Some(32_000),
             context_budget: Some(16_000),
+            cost_budget_usd: None,
             model: ModelRole::Light,
             contract: ResultContract::Explore,
             permission_mode: PermissionMode::ReadOnly,

@@ -138,6 +138,8 @@ struct ConfigFile {
     max_response_mb: Option<u64>,
     prompt_cache: Option<bool>,
     #[serde(default)]
+    prices: BTreeMap<String, crate::protocol::Price>,
+    #[serde(default)]
     sandbox: sandbox::SandboxTable,
     #[serde(default)]
     permissions: permissions::PermissionLists,
@@ -150,7 +152,7 @@ struct ConfigFile {
 }
 
 /// Model settings read from config files; later files override earlier ones.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct FileSettings {
     pub provider: Option<String>,
     pub model: Option<String>,
@@ -164,6 +166,8 @@ pub struct FileSettings {
     pub max_response_mb: Option<u64>,
     /// Anthropic prompt caching (on unless `false`).
     pub prompt_cache: Option<bool>,
+    /// `[prices."MODEL"]`: prices the built-in table lacks or that differ.
+    pub prices: Vec<(String, crate::protocol::Price)>,
     pub sandbox: SandboxFileSettings,
 }
 
@@ -338,6 +342,7 @@ fn load(
             max_response_secs,
             max_response_mb,
             prompt_cache,
+            prices,
             sandbox,
             permissions: lists,
             hooks: hook_tables,
@@ -370,6 +375,11 @@ fn load(
             max_response_secs: max_response_secs.or(settings.max_response_secs),
             max_response_mb: max_response_mb.or(settings.max_response_mb),
             prompt_cache: prompt_cache.or(settings.prompt_cache),
+            // A later file's price of a model comes first.
+            prices: prices
+                .into_iter()
+                .chain(std::mem::take(&mut settings.prices))
+                .collect(),
             sandbox: settings.sandbox,
         };
     }

@@ -32,6 +32,7 @@ pub(super) struct RawProfile {
     max_steps: Option<u32>,
     token_budget: Option<u64>,
     context_budget: Option<u64>,
+    cost_budget_usd: Option<f64>,
     model: Option<RawRole>,
     system_prompt: Option<String>,
     contract: Option<RawContract>,
@@ -60,6 +61,7 @@ impl RawProfile {
         profile.max_steps = self.max_steps.or(profile.max_steps);
         profile.token_budget = self.token_budget.or(profile.token_budget);
         profile.context_budget = self.context_budget.or(profile.context_budget);
+        profile.cost_budget_usd = self.cost_budget_usd.or(profile.cost_budget_usd);
         if let Some(model) = self.model {
             profile.model = match model {
                 RawRole::Light => ModelRole::Light,

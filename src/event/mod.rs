@@ -165,6 +165,8 @@ pub enum TerminalReason {
     Completed,
     MaxSteps,
     TokenBudget,
+    /// The run spent its `cost_budget_usd`.
+    CostBudget,
     ContextBudget,
     ContractViolation,
     ModelError,
@@ -177,6 +179,7 @@ impl TerminalReason {
             TerminalReason::Completed => "completed",
             TerminalReason::MaxSteps => "max_steps",
             TerminalReason::TokenBudget => "token_budget",
+            TerminalReason::CostBudget => "cost_budget",
             TerminalReason::ContextBudget => "context_budget",
             TerminalReason::ContractViolation => "contract_violation",
             TerminalReason::ModelError => "model_error",

@@ -5,10 +5,12 @@
 //! and the event vocabulary, so the engine, the screen and the readers can all
 //! use it without knowing each other.
 
+pub mod price;
 mod sandbox;
 mod screen;
 mod task;
 
+pub use price::{Price, PriceTable};
 pub use sandbox::{Network, SandboxMode, SandboxSummary};
 pub use screen::{Loaded, McpServerSummary, SessionInfo};
 pub use task::{TASK_TOOL, envelope_text, first_words, summarize_task};

@@ -22,6 +22,8 @@ pub struct SessionInfo {
     pub instructions: Vec<String>,
     /// The session's MCP servers, once started.
     pub mcp: Vec<McpServerSummary>,
+    /// What each model's tokens cost, for the cost shown beside them.
+    pub prices: super::PriceTable,
 }
 
 /// One MCP server as the title line shows it.

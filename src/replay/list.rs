@@ -42,6 +42,7 @@ impl EndState {
             TerminalReason::Interrupted => EndState::Interrupted,
             reason @ (TerminalReason::MaxSteps
             | TerminalReason::TokenBudget
+            | TerminalReason::CostBudget
             | TerminalReason::ContextBudget
             | TerminalReason::ContractViolation
             | TerminalReason::ModelError) => EndState::Failed(reason),
@@ -73,6 +74,9 @@ pub struct TraceSummary {
     pub children: usize,
     /// Every agent's tokens, summed from their turn ends.
     pub tokens: u64,
+    /// What those tokens cost at the built-in prices; `None` when no
+    /// agent's model has one.
+    pub cost: Option<f64>,
     pub end: EndState,
     /// The parent's last error message, when the session failed.
     pub error: Option<String>,
@@ -211,6 +215,7 @@ pub fn summarize(path: &Path) -> Result<TraceSummary, ReplayError> {
         duration_ms: 0,
         first_prompt: None,
         turns: 0,
+        cost: None,
         children: 0,
         tokens: 0,
         end: EndState::Unfinished,
@@ -220,6 +225,7 @@ pub fn summarize(path: &Path) -> Result<TraceSummary, ReplayError> {
     };
     let mut first_t: Option<u64> = None;
     let mut last_t = 0;
+    let mut models = Models::default();
     let mut line = Vec::new();
     loop {
         match trace_line::read_line(&mut input, &mut line, trace_line::MAX_LINE_BYTES)
@@ -244,18 +250,30 @@ pub fn summarize(path: &Path) -> Result<TraceSummary, ReplayError> {
         summary.events += 1;
         first_t.get_or_insert(peek.t_ms);
         last_t = last_t.max(peek.t_ms);
-        take(&mut summary, &peek, text);
+        take(&mut summary, &mut models, &peek, text);
     }
     summary.duration_ms = last_t.saturating_sub(first_t.unwrap_or(last_t));
     Ok(summary)
 }
 
+/// The children's models, by agent, as their starts name them.
+#[derive(Default)]
+struct Models {
+    children: std::collections::HashMap<String, String>,
+    prices: crate::protocol::PriceTable,
+}
+
 /// Updates the summary with one event, parsing it only when it matters.
-fn take(summary: &mut TraceSummary, peek: &Peek<'_>, line: &[u8]) {
+fn take(summary: &mut TraceSummary, models: &mut Models, peek: &Peek<'_>, line: &[u8]) {
     let main = peek.agent == "main";
     let full = || serde_json::from_slice::<Event>(line).ok().map(|e| e.kind);
     match (&*peek.kind, main) {
-        ("subagent_start", _) => summary.children += 1,
+        ("subagent_start", _) => {
+            summary.children += 1;
+            if let Some(EventKind::SubagentStart { model_name, .. }) = full() {
+                models.children.insert(peek.agent.to_string(), model_name);
+            }
+        }
         ("user_message", true) => {
             summary.turns += 1;
             if summary.first_prompt.is_none()
@@ -269,6 +287,13 @@ fn take(summary: &mut TraceSummary, peek: &Peek<'_>, line: &[u8]) {
         ("turn_end", _) => {
             if let Some(EventKind::TurnEnd { reason, usage, .. }) = full() {
                 summary.tokens += usage.total();
+                let model = match main {
+                    true => Some(&summary.header.model),
+                    false => models.children.get(&*peek.agent),
+                };
+                if let Some(cost) = model.and_then(|m| models.prices.cost(m, &usage)) {
+                    *summary.cost.get_or_insert(0.0) += cost;
+                }
                 if main {
                     summary.end = EndState::after_turn(reason);
                 }

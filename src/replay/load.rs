@@ -76,5 +76,6 @@ pub fn session_info(source: &Source) -> SessionInfo {
         sandbox: header.sandbox.clone(),
         instructions: header.instructions.clone(),
         mcp: Vec::new(),
+        prices: Default::default(),
     }
 }

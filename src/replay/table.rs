@@ -17,10 +17,10 @@ const PROMPT_WIDTH: usize = 40;
 /// The listing as an aligned table with a header row, newest first.
 pub fn render_table(sessions: &[TraceSummary], home: Option<&Path>) -> String {
     let header = [
-        "DATE", "DURATION", "PROMPT", "CHILDREN", "TOKENS", "ENDED", "PATH",
+        "DATE", "DURATION", "PROMPT", "CHILDREN", "TOKENS", "COST", "ENDED", "PATH",
     ];
     // Numbers read best right-aligned.
-    let right = [false, true, false, true, true, false, false];
+    let right = [false, true, false, true, true, true, false, false];
     let mut rows = vec![header.map(String::from)];
     for s in sessions {
         rows.push([
@@ -29,6 +29,8 @@ pub fn render_table(sessions: &[TraceSummary], home: Option<&Path>) -> String {
             prompt(s.first_prompt.as_deref()),
             s.children.to_string(),
             tokens(s.tokens),
+            s.cost
+                .map_or_else(|| "-".to_string(), crate::protocol::price::usd),
             ended(s),
             shown_path(&s.path, home),
         ]);
@@ -137,6 +139,7 @@ pub fn json_line(s: &TraceSummary) -> String {
         "first_prompt": s.first_prompt,
         "children": s.children,
         "tokens": s.tokens,
+        "cost_usd": s.cost,
         "end": s.end.word(),
         "reason": reason,
         "error": s.error,

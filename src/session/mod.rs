@@ -86,6 +86,8 @@ pub struct SessionOptions {
     /// A saved session to go on with: its id, history and trace (appended
     /// to unless the trace is `Off`).
     pub resume: Option<resume::Resume>,
+    /// What each model's tokens cost, for cost budgets.
+    pub prices: crate::protocol::PriceTable,
 }
 
 pub struct Session {
@@ -188,6 +190,7 @@ impl Session {
             approval_ids: approval_ids.clone(),
             max_tokens: DEFAULT_MAX_TOKENS,
             max_parallel: options.max_parallel,
+            prices: options.prices.clone(),
         }));
         let mut messages = Vec::new();
         let mut earlier = Vec::new();
@@ -223,6 +226,7 @@ impl Session {
             sandbox,
             max_tokens: DEFAULT_MAX_TOKENS,
             approval_ids,
+            prices: options.prices.clone(),
         };
         Ok(Session {
             id,

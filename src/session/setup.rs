@@ -147,6 +147,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         mcp: config.mcp.servers.clone(),
         secrets: config.mcp.secrets(),
         resume,
+        prices: crate::protocol::PriceTable::with(config.settings.prices.clone()),
     })?;
     let mut warnings: Vec<String> = config
         .settings
@@ -172,6 +173,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         sandbox: Some(session.sandbox().summary().clone()),
         instructions: instructions.files,
         mcp: Vec::new(),
+        prices: crate::protocol::PriceTable::with(config.settings.prices.clone()),
     };
     Ok(Prepared {
         session,

@@ -37,6 +37,7 @@ fn start(dir: &std::path::Path, script: &serde_json::Value) -> Running {
         mcp: Vec::new(),
         secrets: Vec::new(),
         resume: None,
+        prices: Default::default(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

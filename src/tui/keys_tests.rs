@@ -26,6 +26,7 @@ fn state() -> State {
         context_window: 200_000,
         instructions: Vec::new(),
         mcp: Vec::new(),
+        prices: Default::default(),
         sandbox: None,
     })
 }

@@ -77,6 +77,7 @@ fn fixture(
         sandbox: Arc::new(Sandbox::prepare(SandboxSettings::default(), dir.path()).unwrap()),
         max_tokens: DEFAULT_MAX_TOKENS,
         approval_ids: Arc::new(AtomicU64::new(0)),
+        prices: Default::default(),
     };
     Fixture {
         dir,

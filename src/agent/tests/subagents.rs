@@ -37,6 +37,7 @@ fn world(script: Value, light_model: Option<&str>, max_parallel: usize) -> World
         mcp: Vec::new(),
         secrets: Vec::new(),
         resume: None,
+        prices: Default::default(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -38,6 +38,7 @@ pub(super) struct Draft {
     pub max_steps: Option<u32>,
     pub token_budget: Option<u64>,
     pub context_budget: Option<u64>,
+    pub cost_budget_usd: Option<f64>,
     pub explore: bool,
     /// The file asks for read-only work (`permissionMode: plan`, Codex's
     /// `sandbox_mode = "read-only"`).
@@ -63,6 +64,7 @@ impl Draft {
             max_steps: None,
             token_budget: None,
             context_budget: None,
+            cost_budget_usd: None,
             explore: false,
             read_only: false,
             color: None,
@@ -157,6 +159,7 @@ impl Draft {
         profile.max_steps = self.max_steps.or(profile.max_steps);
         profile.token_budget = self.token_budget.or(profile.token_budget);
         profile.context_budget = self.context_budget.or(profile.context_budget);
+        profile.cost_budget_usd = self.cost_budget_usd.or(profile.cost_budget_usd);
         profile
             .validate_child(available)
             .map_err(|e| e.to_string())?;

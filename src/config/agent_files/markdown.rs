@@ -7,7 +7,13 @@ use super::draft::{Draft, Tools};
 use super::frontmatter::{self, Document, Field, Fields};
 
 /// brood's own fields, in every format.
-const BROOD_KEYS: &[&str] = &["token_budget", "context_budget", "contract", "instructions"];
+const BROOD_KEYS: &[&str] = &[
+    "token_budget",
+    "context_budget",
+    "cost_budget_usd",
+    "contract",
+    "instructions",
+];
 
 const CLAUDE_KEYS: &[&str] = &[
     "name",
@@ -211,6 +217,7 @@ fn common(mut draft: Draft, doc: &Document) -> Result<Draft, String> {
     };
     draft.token_budget = number(fields, "token_budget")?;
     draft.context_budget = number(fields, "context_budget")?;
+    draft.cost_budget_usd = dollars(fields, "cost_budget_usd")?;
     match text_of(fields, "contract").as_deref() {
         None | Some("text") => {}
         Some("explore") => draft.explore = true,
@@ -234,6 +241,25 @@ fn text_of(fields: &Fields, key: &str) -> Option<String> {
 }
 
 /// A whole number field; an error naming the line when it is something else.
+/// A sum of money: a number above zero, `0.5` or `2`.
+fn dollars(fields: &Fields, key: &str) -> Result<Option<f64>, String> {
+    let Some((field, line)) = fields.get(key) else {
+        return Ok(None);
+    };
+    let parsed = match field {
+        Field::Number(n) => Some(*n as f64),
+        Field::Text(t) => t.trim().trim_start_matches('$').parse::<f64>().ok(),
+        Field::Empty => return Ok(None),
+        Field::Flag(_) | Field::List(_) | Field::Map(_) => None,
+    };
+    match parsed.filter(|d| d.is_finite() && *d > 0.0) {
+        Some(d) => Ok(Some(d)),
+        None => Err(format!(
+            "line {line}: {key} must be an amount of US dollars above 0, such as 0.50"
+        )),
+    }
+}
+
 fn number(fields: &Fields, key: &str) -> Result<Option<u64>, String> {
     let Some((field, line)) = fields.get(key) else {
         return Ok(None);

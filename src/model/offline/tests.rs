@@ -268,6 +268,7 @@ fn explore_agent(dir: &Path) -> Agent {
         sandbox: Arc::new(Sandbox::prepare(SandboxSettings::default(), dir).unwrap()),
         max_tokens: DEFAULT_MAX_TOKENS,
         approval_ids: Arc::new(AtomicU64::new(0)),
+        prices: Default::default(),
     }
 }
 
@@ -510,6 +511,7 @@ async fn a_question_is_answered_end_to_end_through_a_real_session() {
         mcp: Vec::new(),
         secrets: Vec::new(),
         resume: None,
+        prices: Default::default(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

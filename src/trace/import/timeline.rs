@@ -328,6 +328,7 @@ pub(crate) fn reason_from(status: &str) -> TerminalReason {
         | "end_turn" | "stop" => TerminalReason::Completed,
         "max_steps" | "max_turns" | "max_iterations" | "step_limit" => TerminalReason::MaxSteps,
         "token_budget" | "max_tokens" => TerminalReason::TokenBudget,
+        "cost_budget" => TerminalReason::CostBudget,
         "context_budget" | "context_overflow" | "context_length" => TerminalReason::ContextBudget,
         "contract_violation" => TerminalReason::ContractViolation,
         "interrupted" | "cancelled" | "canceled" | "aborted" | "stopped" | "killed" => {

@@ -49,6 +49,9 @@ impl State {
             EventKind::TextDelta { text } => child.streaming.push_str(text),
             EventKind::AssistantMessage { text, usage, .. } => {
                 child.tokens += usage.total();
+                if let Some(cost) = self.info.prices.cost(&child.model_name, usage) {
+                    *child.cost.get_or_insert(0.0) += cost;
+                }
                 child.context_tokens = context_of(usage);
                 child.streaming.clear();
                 if !text.is_empty() {
@@ -198,6 +201,7 @@ impl State {
             steps: 0,
             max_steps,
             tokens: 0,
+            cost: None,
             token_budget,
             context_tokens: 0,
             context_budget,

@@ -189,10 +189,21 @@ impl State {
                 self.last_error = None;
                 self.push(EntryKind::User(text.clone()));
             }
-            EventKind::ModelRequest { step, .. } => self.main.steps = *step,
+            EventKind::ModelRequest { step, model, .. } => {
+                self.main.steps = *step;
+                self.main.model.clone_from(model);
+            }
             EventKind::TextDelta { text } => self.stream_text(text),
             EventKind::AssistantMessage { text, usage, .. } => {
                 self.main.tokens += usage.total();
+                self.main.usage.add(usage);
+                let model = match self.main.model.is_empty() {
+                    true => &self.info.model,
+                    false => &self.main.model,
+                };
+                if let Some(cost) = self.info.prices.cost(model, usage) {
+                    *self.main.cost.get_or_insert(0.0) += cost;
+                }
                 self.main.context_tokens = context_of(usage);
                 self.finish_text(text);
             }
@@ -285,6 +296,14 @@ impl State {
             | EventKind::SubagentStart { .. }
             | EventKind::SubagentEnd { .. } => {}
         }
+    }
+
+    /// What the session cost so far: the parent's requests and every
+    /// child's; `None` when no model in it has a price.
+    pub fn total_cost(&self) -> Option<f64> {
+        let children = self.children.iter().filter_map(|c| c.cost);
+        let all: Vec<f64> = self.main.cost.into_iter().chain(children).collect();
+        (!all.is_empty()).then(|| all.iter().sum())
     }
 
     fn next_rev(&mut self) -> u64 {

@@ -34,6 +34,7 @@ async fn record(script: serde_json::Value, approve: AutoApprove) -> Vec<Event> {
         mcp: Vec::new(),
         secrets: Vec::new(),
         resume: None,
+        prices: Default::default(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::event::{AgentId, TerminalReason};
+use crate::event::{AgentId, TerminalReason, Usage};
 
 /// Where a tool call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +131,8 @@ pub struct Child {
     pub steps: u32,
     pub max_steps: Option<u32>,
     pub tokens: u64,
+    /// What its requests cost; `None` while its model has no price.
+    pub cost: Option<f64>,
     pub token_budget: Option<u64>,
     /// Input tokens of its latest request.
     pub context_tokens: u64,
@@ -149,6 +151,12 @@ pub struct MainStats {
     pub steps: u32,
     pub tokens: u64,
     pub context_tokens: u64,
+    /// The parent's own requests summed, for the share read from the cache.
+    pub usage: Usage,
+    /// The model its requests name.
+    pub model: String,
+    /// What its own requests cost; `None` while its model has no price.
+    pub cost: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

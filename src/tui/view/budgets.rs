@@ -12,6 +12,7 @@ use ratatui::text::{Line, Span};
 
 use super::padded_block;
 use super::text::{cut_spans, line_width, tokens};
+use crate::protocol::price::usd;
 use crate::tui::state::{Child, ChildStatus, State};
 use crate::tui::theme::Theme;
 
@@ -21,6 +22,8 @@ const LABEL: usize = 7;
 const MAX_BAR: usize = 24;
 /// Columns of the text around the three bars of a child row.
 const CHILD_TEXT: usize = LABEL + (6 + 1 + 5) + 3 + (7 + 1 + 10) + 3 + (8 + 1 + 10) + MARKER;
+/// Columns of a child's cost (` $0.031`).
+const COST: usize = 8;
 /// Columns of the `✗ max_steps` / `✓ done` marker.
 const MARKER: usize = 14;
 
@@ -38,14 +41,17 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
         return;
     }
     let w = inner.width as usize;
-    let bar = (w.saturating_sub(CHILD_TEXT) / 3).min(MAX_BAR);
+    // A cost column only once some child's model has a price.
+    let priced = state.children.iter().any(|c| c.cost.is_some());
+    let text = CHILD_TEXT + if priced { COST } else { 0 };
+    let bar = (w.saturating_sub(text) / 3).min(MAX_BAR);
     let buf = frame.buffer_mut();
     let main = main_row(state, bar, w, theme);
     buf.set_line(inner.x, inner.y, &main, inner.width);
     // The layout gave the children the rows under the parent's.
     let rows = inner.height as usize - 1;
     let window = state.info.context_window;
-    for (i, row) in child_rows(state, rows, bar, window, theme)
+    for (i, row) in child_rows(state, rows, bar, window, priced, theme)
         .into_iter()
         .enumerate()
     {
@@ -71,6 +77,17 @@ fn main_row(state: &State, bar: usize, w: usize, theme: &Theme) -> Line<'static>
         format!("   steps {}", state.main.steps),
         theme.dim(),
     ));
+    // The session's cost, children included, and how much of the parent's
+    // input the provider's cache served.
+    if let Some(cost) = state.total_cost() {
+        left.push(Span::styled(format!("   {}", usd(cost)), theme.text()));
+    }
+    let usage = &state.main.usage;
+    let input = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+    if usage.cache_read_tokens + usage.cache_write_tokens > 0 && input > 0 {
+        let share = 100 * usage.cache_read_tokens / input;
+        left.push(Span::styled(format!("   cached {share}%"), theme.dim()));
+    }
     let kept = tokens(state.kept_out_tokens);
     let long = vec![
         Span::styled("kept out of main's context: ", theme.dim()),
@@ -101,6 +118,7 @@ fn child_rows(
     rows: usize,
     bar: usize,
     window: u64,
+    priced: bool,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     if rows == 0 {
@@ -112,7 +130,7 @@ fn child_rows(
     if running.len() > rows {
         let mut out: Vec<Line<'static>> = running[..rows - 1]
             .iter()
-            .map(|&i| child_row(&state.children[i], bar, window, theme))
+            .map(|&i| child_row(&state.children[i], bar, window, priced, theme))
             .collect();
         out.push(Line::from(Span::styled(
             format!("… +{} more running", running.len() - (rows - 1)),
@@ -130,14 +148,14 @@ fn child_rows(
     shown.sort_unstable();
     shown
         .into_iter()
-        .map(|i| child_row(&state.children[i], bar, window, theme))
+        .map(|i| child_row(&state.children[i], bar, window, priced, theme))
         .collect()
 }
 
 /// `sub-1  steps ███░░ 7/12   tokens ██░░ 9.1k/32k   context █░░░ 4.2k/16k   ✓ done`
 /// A child on the main model without a context budget is measured against the
 /// main model's window, which is its real limit.
-fn child_row(child: &Child, bar: usize, window: u64, theme: &Theme) -> Line<'static> {
+fn child_row(child: &Child, bar: usize, window: u64, priced: bool, theme: &Theme) -> Line<'static> {
     let context_limit = child
         .context_budget
         .or_else(|| (child.model == "main" && window > 0).then_some(window));
@@ -165,6 +183,10 @@ fn child_row(child: &Child, bar: usize, window: u64, theme: &Theme) -> Line<'sta
         tokens,
         theme,
     ));
+    if priced {
+        let cost = child.cost.map(usd).unwrap_or_default();
+        spans.push(Span::styled(format!(" {cost:>7}"), theme.dim()));
+    }
     spans.push(Span::raw("   "));
     spans.extend(gauge(
         "context",

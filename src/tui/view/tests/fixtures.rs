@@ -33,6 +33,7 @@ pub(super) fn info() -> SessionInfo {
         context_window: 200_000,
         instructions: Vec::new(),
         mcp: Vec::new(),
+        prices: Default::default(),
         sandbox: Some(crate::sandbox::SandboxSummary {
             mode: crate::sandbox::SandboxMode::WorkspaceWrite,
             network: crate::sandbox::Network::Off,

@@ -254,11 +254,8 @@ fn the_live_pane_ends_with_the_childs_streaming_text() {
     assert!(find(&buf, "[sub-3] ✗ bash pytest tests/auth -q → F.F..").is_some());
     let (x, y) = find(&buf, "expect▍").expect("streaming text");
     assert!(buf[(x, y)].modifier.contains(Modifier::DIM));
-    assert_eq!(
-        fg_at(&buf, "█████████░"),
-        Color::Green,
-        "sub-1's steps, 7/12"
-    );
+    let (x, y) = find(&buf, "sub-1  steps █").expect("sub-1's steps bar");
+    assert_eq!(buf[(x + 13, y)].fg, Color::Green, "sub-1's steps, 7/12");
 }
 
 #[test]
@@ -660,4 +657,49 @@ fn resumed_session_marks_the_seam() {
     let state = s.state(800);
     let buf = draw(&state, &mut Ui::new(), 100, 16, &color());
     assert_snapshot!("resumed_session", text(&buf));
+}
+
+/// The budgets show what the session cost, children included, and how much
+/// of the parent's input the provider's cache served; a model without a
+/// price shows tokens only.
+#[test]
+fn budgets_show_cost_and_the_cached_share() {
+    let cached = crate::event::Usage {
+        input_tokens: 1_000,
+        output_tokens: 200,
+        cache_read_tokens: 8_000,
+        cache_write_tokens: 1_000,
+        estimated: false,
+    };
+    let mut s = Script::default();
+    s.user(0, MAIN, "Go.")
+        .push(
+            50,
+            MAIN,
+            EventKind::ModelRequest {
+                step: 1,
+                model: "claude-sonnet-4-5-20250929".into(),
+                messages: 1,
+                tools: 6,
+            },
+        )
+        .say(400, MAIN, "Done.", 0, cached);
+    let state = s.state(500);
+    let shown = text(&draw(&state, &mut Ui::new(), 100, 24, &color()));
+    let budgets = shown
+        .lines()
+        .find(|l| l.contains("main   context"))
+        .unwrap();
+    // Sonnet 4.5: 1k in $0.003, 200 out $0.003, 8k read $0.0024, 1k written $0.00375.
+    assert!(budgets.contains("$0.012"), "{budgets}");
+    assert!(budgets.contains("cached 80%"), "{budgets}");
+
+    let mut local = Script::default();
+    local
+        .user(0, MAIN, "Go.")
+        .request(50, MAIN, 1)
+        .say(400, MAIN, "Done.", 0, cached);
+    let state = local.state(500);
+    let shown = text(&draw(&state, &mut Ui::new(), 100, 24, &color()));
+    assert!(!shown.contains('$'), "{shown}");
 }

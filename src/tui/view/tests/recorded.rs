@@ -40,6 +40,7 @@ async fn record(script: serde_json::Value) -> Vec<Event> {
         mcp: Vec::new(),
         secrets: Vec::new(),
         resume: None,
+        prices: Default::default(),
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),
