@@ -197,6 +197,10 @@ pub(crate) struct SessionArgs {
         conflicts_with = "trace"
     )]
     pub(crate) resume: Option<String>,
+    /// Compact the parent's history when its next request would pass this
+    /// share of the model's window, in percent (default 85; 100: never).
+    #[arg(long, value_name = "PCT", value_parser = percent)]
+    pub(crate) compact_at: Option<f64>,
     #[command(flatten)]
     pub(crate) sandbox: SandboxArgs,
 }
@@ -220,6 +224,14 @@ pub(crate) struct SandboxArgs {
 /// `--sandbox`: one of the modes, by name.
 pub(crate) fn sandbox_mode(text: &str) -> Result<SandboxMode, String> {
     SandboxMode::parse(text).ok_or_else(|| "use workspace-write, read-only or off".into())
+}
+
+/// `--compact-at`: a share of the window, above 0 and at most 100.
+pub(crate) fn percent(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        _ => Err("use a percentage above 0 and at most 100 (100: never compact)".into()),
+    }
 }
 
 /// `--speed`: a pace factor above zero.
@@ -373,5 +385,6 @@ pub(crate) fn setup(model: &ModelArgs, args: &SessionArgs) -> Setup {
         max_steps: args.max_steps,
         sandbox: args.sandbox.request(),
         resume: args.resume_from(),
+        compact_at: args.compact_at,
     }
 }

@@ -182,6 +182,23 @@ impl TextPrinter {
                     ),
                 );
             }
+            EventKind::Compacted {
+                before_tokens,
+                after_tokens,
+                ..
+            } => {
+                if !self.at_line_start && !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                self.line(
+                    out,
+                    &format!(
+                        "── compacted: about {} → {} tokens ──",
+                        crate::text::tokens(*before_tokens),
+                        crate::text::tokens(*after_tokens)
+                    ),
+                );
+            }
             EventKind::ModelRequest { .. }
             | EventKind::PromptContext { .. }
             | EventKind::AssistantMessage { .. }
@@ -251,6 +268,7 @@ impl TextPrinter {
             EventKind::UserMessage { .. }
             | EventKind::PromptContext { .. }
             | EventKind::Resumed { .. }
+            | EventKind::Compacted { .. }
             | EventKind::ModelRequest { .. }
             | EventKind::TextDelta { .. }
             | EventKind::AssistantMessage { .. }

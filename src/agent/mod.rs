@@ -8,6 +8,7 @@
 
 mod call;
 mod command_hooks;
+pub mod compact;
 mod contract;
 mod hooks;
 mod launcher;
@@ -96,6 +97,8 @@ enum Stop {
 struct RunState {
     steps: u32,
     usage: Usage,
+    /// Input tokens of the last request, as the provider counted them.
+    context: u64,
     /// US dollars spent, at the model's price (0 without one).
     cost: f64,
     final_text: String,
@@ -149,7 +152,23 @@ impl Agent {
     pub async fn run(&self, messages: &mut Vec<Message>, cancel: &CancellationToken) -> RunOutcome {
         let mut state = RunState::default();
         let (reason, error) = loop {
-            let request = self.request(messages);
+            let mut request = self.request(messages);
+            if !cancel.is_cancelled()
+                && self.needs_compaction(messages, request.estimate_input_tokens(), state.context)
+            {
+                match self.compact(messages, compact::Trigger::Auto, cancel).await {
+                    Ok(usage) => {
+                        state.usage.add(&usage);
+                        state.context = 0;
+                        request = self.request(messages);
+                    }
+                    Err(ModelError::Cancelled) => break (TerminalReason::Interrupted, None),
+                    // The request goes as it is; the provider may still take it.
+                    Err(e) => self.publish(EventKind::Error {
+                        message: format!("compaction failed: {e}"),
+                    }),
+                }
+            }
             if let Err(Stop::Now(reason, error)) = self.check_limits(&state, &request, cancel) {
                 break (reason, error);
             }
@@ -181,6 +200,9 @@ impl Agent {
                 }
             };
             state.usage.add(&response.usage);
+            state.context = response.usage.input_tokens
+                + response.usage.cache_read_tokens
+                + response.usage.cache_write_tokens;
             state.cost += self
                 .prices
                 .cost(&self.model_name, &response.usage)

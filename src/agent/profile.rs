@@ -81,6 +81,9 @@ pub struct Profile {
     /// US dollars the run may spend, at its model's price; binds only a
     /// model with a price.
     pub cost_budget_usd: Option<f64>,
+    /// Input tokens past which the history is compacted before the next
+    /// request (the parent's; children end at their context budget).
+    pub compact_at: Option<u64>,
     pub model: ModelRole,
     pub contract: ResultContract,
     pub permission_mode: PermissionMode,
@@ -136,6 +139,7 @@ impl Profile {
             token_budget: None,
             context_budget: None,
             cost_budget_usd: None,
+            compact_at: None,
             model: ModelRole::Main,
             contract: ResultContract::Text,
             permission_mode: PermissionMode::Normal,
@@ -158,6 +162,7 @@ impl Profile {
             token_budget: None,
             context_budget: None,
             cost_budget_usd: None,
+            compact_at: None,
             model: ModelRole::Main,
             contract: ResultContract::Text,
             permission_mode: PermissionMode::Normal,
@@ -179,6 +184,7 @@ impl Profile {
             token_budget: Some(32_000),
             context_budget: Some(16_000),
             cost_budget_usd: None,
+            compact_at: None,
             model: ModelRole::Light,
             contract: ResultContract::Explore,
             permission_mode: PermissionMode::ReadOnly,

@@ -137,6 +137,8 @@ struct ConfigFile {
     max_response_secs: Option<u64>,
     max_response_mb: Option<u64>,
     prompt_cache: Option<bool>,
+    compact_at: Option<f64>,
+    context_window: Option<u64>,
     #[serde(default)]
     prices: BTreeMap<String, crate::protocol::Price>,
     #[serde(default)]
@@ -166,6 +168,11 @@ pub struct FileSettings {
     pub max_response_mb: Option<u64>,
     /// Anthropic prompt caching (on unless `false`).
     pub prompt_cache: Option<bool>,
+    /// The share of the window (percent) past which the parent's history is
+    /// compacted (85 when unset; 100 never).
+    pub compact_at: Option<f64>,
+    /// The main model's window in tokens, where brood does not know it.
+    pub context_window: Option<u64>,
     /// `[prices."MODEL"]`: prices the built-in table lacks or that differ.
     pub prices: Vec<(String, crate::protocol::Price)>,
     pub sandbox: SandboxFileSettings,
@@ -342,6 +349,8 @@ fn load(
             max_response_secs,
             max_response_mb,
             prompt_cache,
+            compact_at,
+            context_window,
             prices,
             sandbox,
             permissions: lists,
@@ -375,6 +384,8 @@ fn load(
             max_response_secs: max_response_secs.or(settings.max_response_secs),
             max_response_mb: max_response_mb.or(settings.max_response_mb),
             prompt_cache: prompt_cache.or(settings.prompt_cache),
+            compact_at: compact_at.or(settings.compact_at),
+            context_window: context_window.or(settings.context_window),
             // A later file's price of a model comes first.
             prices: prices
                 .into_iter()

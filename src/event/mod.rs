@@ -211,6 +211,18 @@ pub enum EventKind {
         /// The parent's messages rebuilt from the trace.
         messages: usize,
     },
+    /// The history was compacted: the model summarised it, and it became the
+    /// summary and the last `kept_messages` messages.
+    Compacted {
+        /// `auto` (the window was filling) or `asked` (`/compact`).
+        trigger: String,
+        before_tokens: u64,
+        after_tokens: u64,
+        kept_messages: usize,
+        summary: String,
+        /// What the summary request used.
+        usage: Usage,
+    },
     /// A request is about to be sent to the model.
     ModelRequest {
         step: u32,
@@ -346,6 +358,7 @@ impl EventKind {
             EventKind::UserMessage { .. } => "user_message",
             EventKind::PromptContext { .. } => "prompt_context",
             EventKind::Resumed { .. } => "resumed",
+            EventKind::Compacted { .. } => "compacted",
             EventKind::ModelRequest { .. } => "model_request",
             EventKind::TextDelta { .. } => "text_delta",
             EventKind::AssistantMessage { .. } => "assistant_message",
@@ -378,6 +391,7 @@ impl EventKind {
         };
         match self {
             EventKind::UserMessage { text }
+            | EventKind::Compacted { summary: text, .. }
             | EventKind::PromptContext { text }
             | EventKind::TextDelta { text }
             | EventKind::HookContinue { text }
@@ -466,6 +480,9 @@ pub enum Op {
     Approval { id: u64, answer: ApprovalAnswer },
     /// Interrupt the running turn and all its children.
     Interrupt,
+    /// Compact the parent's history now (`/compact`), or after the turn
+    /// that runs.
+    Compact,
     /// End the session.
     Quit,
     /// End the session because brood was told to stop (SIGTERM, SIGHUP): the

@@ -88,6 +88,8 @@ pub struct SessionOptions {
     pub resume: Option<resume::Resume>,
     /// What each model's tokens cost, for cost budgets.
     pub prices: crate::protocol::PriceTable,
+    /// Input tokens past which the parent compacts its history.
+    pub compact_at: Option<u64>,
 }
 
 pub struct Session {
@@ -210,6 +212,7 @@ impl Session {
         let mut tools = ToolRegistry::base();
         tools.register(Arc::new(TaskTool::new(launcher.clone())));
         let mut profile = Profile::parent(options.max_steps);
+        profile.compact_at = options.compact_at;
         with_instructions(&mut profile, &options.instructions);
         let mut hooks = Hooks::new(vec![Arc::new(PolicyHook(policy.clone()))]);
         hooks.extend(extra_hooks);
@@ -357,6 +360,21 @@ impl Session {
         // reported by `trace_error`.
         let _ = self.bus.sync();
         outcome
+    }
+
+    /// Compacts the parent's history now (`/compact`); a failure is said
+    /// as an error event, and the history stays as it was.
+    pub async fn compact(&mut self, cancel: &CancellationToken) {
+        let asked = crate::agent::compact::Trigger::Asked;
+        if let Err(e) = self.parent.compact(&mut self.messages, asked, cancel).await {
+            self.bus.publish(
+                AgentId::Main,
+                EventKind::Error {
+                    message: format!("compaction failed: {e}"),
+                },
+            );
+        }
+        let _ = self.bus.sync();
     }
 
     /// A prompt a UserPromptSubmit hook blocked: it never reaches the model,

@@ -236,6 +236,14 @@ pub fn rebuild(events: &[Event]) -> Vec<Message> {
                 open.results
                     .insert(call_id.clone(), (content.to_string(), *is_error));
             }
+            EventKind::Compacted {
+                summary,
+                kept_messages,
+                ..
+            } => {
+                open.close(&mut messages);
+                crate::agent::compact::apply(&mut messages, summary, *kept_messages);
+            }
             EventKind::ModelRequest { .. }
             | EventKind::Resumed { .. }
             | EventKind::TextDelta { .. }

@@ -82,6 +82,8 @@ pub struct Setup {
     pub sandbox: SandboxRequest,
     /// A saved session to continue instead of starting one.
     pub resume: Option<ResumeFrom>,
+    /// `--compact-at PCT`: over `compact_at` in `brood.toml`.
+    pub compact_at: Option<f64>,
 }
 
 /// A session ready to run, what the screen shows about it, and what to tell
@@ -93,6 +95,9 @@ pub struct Prepared {
     /// was refused).
     pub warnings: Vec<String>,
 }
+
+/// The share of the window (percent) past which the parent compacts.
+pub const DEFAULT_COMPACT_AT: f64 = 85.0;
 
 /// Resolves settings and profiles and starts the session.
 pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, SetupError> {
@@ -126,6 +131,15 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         "offline demo driver: no LLM is called; answers are assembled from real tool results"
             .to_string()
     });
+    let window = config
+        .settings
+        .context_window
+        .unwrap_or_else(|| context_window(settings.provider.as_str(), &settings.model));
+    let share = setup
+        .compact_at
+        .or(config.settings.compact_at)
+        .unwrap_or(DEFAULT_COMPACT_AT);
+    let compact_at = (share > 0.0 && share < 100.0).then(|| (window as f64 * share / 100.0) as u64);
     let mut sandbox_settings = setup.sandbox.settings(&config.settings.sandbox);
     sandbox_settings.unreadable = config.rules.unreadable(&workspace);
     let session = Session::start(SessionOptions {
@@ -148,6 +162,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         secrets: config.mcp.secrets(),
         resume,
         prices: crate::protocol::PriceTable::with(config.settings.prices.clone()),
+        compact_at,
     })?;
     let mut warnings: Vec<String> = config
         .settings
@@ -169,7 +184,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         session: session.id().to_string(),
         trace_path: session.trace_path().map(|p| p.display().to_string()),
         cwd: session.workspace().root().display().to_string(),
-        context_window: context_window(settings.provider.as_str(), &settings.model),
+        context_window: window,
         sandbox: Some(session.sandbox().summary().clone()),
         instructions: instructions.files,
         mcp: Vec::new(),

@@ -52,19 +52,27 @@ pub async fn drive(
             apply_answer(approver, &policy, id, answer);
         }
     };
-    let mut pending: VecDeque<String> = VecDeque::new();
+    let mut pending: VecDeque<Queued> = VecDeque::new();
     let mut last = None;
     loop {
-        let text = match pending.pop_front() {
-            Some(text) => text,
+        let queued = match pending.pop_front() {
+            Some(queued) => queued,
             None => match next_idle_op(&mut ops, &answer, ending).await {
-                Idle::Message(text) => text,
+                Idle::Message(text) => Queued::Message(text),
+                Idle::Compact => Queued::Compact,
                 Idle::Quit => break,
                 Idle::Terminate => {
                     session.mark_interrupted();
                     break;
                 }
             },
+        };
+        let text = match queued {
+            Queued::Message(text) => text,
+            Queued::Compact => {
+                session.compact(&shutdown.child_token()).await;
+                continue;
+            }
         };
         let turn = shutdown.child_token();
         let mut quit = false;
@@ -76,7 +84,8 @@ pub async fn drive(
                 tokio::select! {
                     outcome = &mut run => break outcome,
                     op = ops.recv(), if !quit => match op {
-                        Some(Op::UserMessage(text)) => pending.push_back(text),
+                        Some(Op::UserMessage(text)) => pending.push_back(Queued::Message(text)),
+                        Some(Op::Compact) => pending.push_back(Queued::Compact),
                         Some(Op::Approval { id, answer: given }) => answer(id, given),
                         Some(Op::Interrupt) => turn.cancel(),
                         Some(Op::Quit) => {
@@ -111,9 +120,16 @@ pub async fn drive(
     Driven { session, last }
 }
 
+/// What waits for the turn that runs to end.
+enum Queued {
+    Message(String),
+    Compact,
+}
+
 /// What ends a wait while no turn runs.
 enum Idle {
     Message(String),
+    Compact,
     Quit,
     Terminate,
 }
@@ -135,6 +151,7 @@ async fn next_idle_op(
         };
         match op {
             Op::UserMessage(text) => return Idle::Message(text),
+            Op::Compact => return Idle::Compact,
             Op::Approval { id, answer: given } => answer(id, given),
             Op::Interrupt => {}
             Op::Quit => return Idle::Quit,

@@ -38,6 +38,7 @@ fn start(dir: &std::path::Path, script: &serde_json::Value) -> Running {
         secrets: Vec::new(),
         resume: None,
         prices: Default::default(),
+        compact_at: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),
@@ -264,4 +265,70 @@ async fn only_the_asking_child_waits_for_the_dialog() {
     })
     .await;
     quit(ops, driver).await;
+}
+
+/// `/compact` asked while a turn runs waits for it, then the model's summary
+/// takes the place of what came before.
+#[tokio::test]
+async fn a_compaction_asked_for_waits_for_the_turn_and_replaces_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let script = json!({"agents": {"main": [
+        {"text": "Reading.", "tool_calls": [{"name": "read_file", "input": {"path": "a.txt"}}]},
+        {"text": "It says alpha."},
+        {"text": "We read a.txt; it says alpha."},
+        {"text": "Still alpha."}
+    ]}});
+    let Running {
+        ops,
+        mut events,
+        driver,
+        ..
+    } = start(dir.path(), &script);
+    ops.send(Op::UserMessage("what is in a.txt?".into()))
+        .unwrap();
+    next_matching(&mut events, |e| {
+        matches!(e.kind, EventKind::ToolCall { .. })
+    })
+    .await;
+    ops.send(Op::Compact).unwrap();
+    let turn_end =
+        next_matching(&mut events, |e| matches!(e.kind, EventKind::TurnEnd { .. })).await;
+    let compacted = next_matching(&mut events, |e| {
+        matches!(e.kind, EventKind::Compacted { .. })
+    })
+    .await;
+    assert!(compacted.seq > turn_end.seq, "it waited for the turn");
+    let EventKind::Compacted {
+        trigger,
+        summary,
+        kept_messages,
+        ..
+    } = &compacted.kind
+    else {
+        unreachable!()
+    };
+    assert_eq!(trigger, "asked");
+    assert_eq!(summary, "We read a.txt; it says alpha.");
+    // A quarter of the history: the last answer.
+    assert_eq!(*kept_messages, 1);
+    ops.send(Op::UserMessage("and now?".into())).unwrap();
+    next_matching(
+        &mut events,
+        |e| matches!(&e.kind, EventKind::AssistantMessage { text, .. } if text == "Still alpha."),
+    )
+    .await;
+    let Driven { session, .. } = {
+        ops.send(Op::Quit).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), driver)
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    assert!(
+        session.messages[0]
+            .text()
+            .ends_with("We read a.txt; it says alpha.")
+    );
+    assert_eq!(session.messages.len(), 4);
 }

@@ -280,6 +280,10 @@ fn submit(state: &State, ui: &mut Ui) -> Vec<Action> {
     ui.history.push(text.clone());
     ui.history_pos = None;
     ui.conversation.to_bottom();
+    // The session compacts after the turn that runs, if one does.
+    if text.trim() == "/compact" {
+        return vec![Action::Send(Op::Compact)];
+    }
     if state.running || !ui.queued.is_empty() {
         ui.queued.push(text);
         return Vec::new();

@@ -38,6 +38,7 @@ fn world(script: Value, light_model: Option<&str>, max_parallel: usize) -> World
         secrets: Vec::new(),
         resume: None,
         prices: Default::default(),
+        compact_at: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

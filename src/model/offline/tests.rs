@@ -512,6 +512,7 @@ async fn a_question_is_answered_end_to_end_through_a_real_session() {
         secrets: Vec::new(),
         resume: None,
         prices: Default::default(),
+        compact_at: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

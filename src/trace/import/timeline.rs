@@ -130,6 +130,7 @@ impl LaneBuf {
                 EventKind::UserMessage { .. }
                 | EventKind::PromptContext { .. }
                 | EventKind::Resumed { .. }
+                | EventKind::Compacted { .. }
                 | EventKind::TextDelta { .. }
                 | EventKind::ApprovalRequested { .. }
                 | EventKind::PermissionDecision { .. }

@@ -172,6 +172,7 @@ impl State {
             | EventKind::McpServerDown { .. }
             | EventKind::SubagentStart { .. }
             | EventKind::PromptContext { .. }
+            | EventKind::Compacted { .. }
             | EventKind::Resumed { .. } => {}
         }
     }

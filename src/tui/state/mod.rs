@@ -168,6 +168,7 @@ impl State {
             EventKind::UserMessage { .. }
             | EventKind::PromptContext { .. }
             | EventKind::Resumed { .. }
+            | EventKind::Compacted { .. }
             | EventKind::ModelRequest { .. }
             | EventKind::ToolCall { .. }
             | EventKind::PermissionDecision { .. }
@@ -197,11 +198,7 @@ impl State {
             EventKind::AssistantMessage { text, usage, .. } => {
                 self.main.tokens += usage.total();
                 self.main.usage.add(usage);
-                let model = match self.main.model.is_empty() {
-                    true => &self.info.model,
-                    false => &self.main.model,
-                };
-                if let Some(cost) = self.info.prices.cost(model, usage) {
+                if let Some(cost) = self.info.prices.cost(&self.main_model(), usage) {
                     *self.main.cost.get_or_insert(0.0) += cost;
                 }
                 self.main.context_tokens = context_of(usage);
@@ -266,6 +263,28 @@ impl State {
             },
             EventKind::Error { message } => self.notice(NoticeLevel::Error, message.clone()),
             EventKind::Interrupted {} => self.notice(NoticeLevel::Warning, "interrupted".into()),
+            // What is above was summarised for the model: the screen keeps it.
+            EventKind::Compacted {
+                before_tokens,
+                after_tokens,
+                usage,
+                ..
+            } => {
+                self.main.tokens += usage.total();
+                self.main.usage.add(usage);
+                if let Some(cost) = self.info.prices.cost(&self.main_model(), usage) {
+                    *self.main.cost.get_or_insert(0.0) += cost;
+                }
+                self.main.context_tokens = *after_tokens;
+                self.notice(
+                    NoticeLevel::Info,
+                    format!(
+                        "compacted: the model now reads a summary of the above · about {} → {} tokens",
+                        crate::text::tokens(*before_tokens),
+                        crate::text::tokens(*after_tokens)
+                    ),
+                )
+            }
             // The seam of a continued session: what is above was read back
             // from its trace.
             EventKind::Resumed { at, messages } => {
@@ -295,6 +314,14 @@ impl State {
             | EventKind::Retry { .. }
             | EventKind::SubagentStart { .. }
             | EventKind::SubagentEnd { .. } => {}
+        }
+    }
+
+    /// The model the parent's requests name (the session's until one has).
+    fn main_model(&self) -> String {
+        match self.main.model.is_empty() {
+            true => self.info.model.clone(),
+            false => self.main.model.clone(),
         }
     }
 

@@ -35,6 +35,7 @@ async fn record(script: serde_json::Value, approve: AutoApprove) -> Vec<Event> {
         secrets: Vec::new(),
         resume: None,
         prices: Default::default(),
+        compact_at: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -46,7 +46,7 @@ impl Mark {
             | EventKind::McpServerDown { .. } => Mark::Alarm,
             EventKind::Retry { .. } | EventKind::ApprovalRequested { .. } => Mark::Waiting,
             EventKind::SubagentStart { .. } | EventKind::SubagentEnd { .. } => Mark::Boundary,
-            EventKind::Resumed { .. } => Mark::Boundary,
+            EventKind::Resumed { .. } | EventKind::Compacted { .. } => Mark::Boundary,
             EventKind::UserMessage { .. }
             | EventKind::PromptContext { .. }
             | EventKind::ModelRequest { .. }
@@ -111,6 +111,12 @@ fn timeline_detail(kind: &EventKind) -> String {
         EventKind::Resumed { at, messages } => {
             format!("{at} · {}", count(*messages as u64, "message"))
         }
+        EventKind::Compacted {
+            trigger,
+            before_tokens,
+            after_tokens,
+            ..
+        } => format!("{trigger} · {before_tokens} → {after_tokens} tokens"),
         EventKind::HookRun {
             hook,
             command,

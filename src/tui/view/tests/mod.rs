@@ -703,3 +703,29 @@ fn budgets_show_cost_and_the_cached_share() {
     let shown = text(&draw(&state, &mut Ui::new(), 100, 24, &color()));
     assert!(!shown.contains('$'), "{shown}");
 }
+
+/// A compaction leaves the conversation on screen and marks where the model's
+/// history was summarised.
+#[test]
+fn compaction_marks_the_boundary() {
+    let mut s = Script::default();
+    s.user(0, MAIN, "Read the config.")
+        .request(50, MAIN, 1)
+        .say(400, MAIN, "It has 12 keys.", 0, usage(150_000, 40))
+        .push(
+            500,
+            MAIN,
+            EventKind::Compacted {
+                trigger: "auto".into(),
+                before_tokens: 171_000,
+                after_tokens: 9_400,
+                kept_messages: 2,
+                summary: "The config has 12 keys.".into(),
+                usage: usage(171_000, 300),
+            },
+        )
+        .request(600, MAIN, 2);
+    let state = s.state(700);
+    let buf = draw(&state, &mut Ui::new(), 110, 16, &color());
+    assert_snapshot!("compaction_boundary", text(&buf));
+}

@@ -41,6 +41,7 @@ async fn record(script: serde_json::Value) -> Vec<Event> {
         secrets: Vec::new(),
         resume: None,
         prices: Default::default(),
+        compact_at: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),
