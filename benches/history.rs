@@ -100,7 +100,10 @@ fn main() {
     let cancel = CancellationToken::new();
     let mut turns = Vec::with_capacity(TURNS);
     for i in 0..TURNS {
-        let (allocs, bytes) = (ALLOCATIONS.load(Ordering::Relaxed), BYTES.load(Ordering::Relaxed));
+        let (allocs, bytes) = (
+            ALLOCATIONS.load(Ordering::Relaxed),
+            BYTES.load(Ordering::Relaxed),
+        );
         let started = Instant::now();
         runtime.block_on(session.send(&format!("turn {i}: what do the notes say?"), &cancel));
         turns.push((

@@ -113,13 +113,13 @@ fn openai_stream() -> Vec<u8> {
     s.into_bytes()
 }
 
-fn request() -> ModelRequest {
+fn request() -> ModelRequest<'static> {
     ModelRequest {
         agent: brood::event::AgentId::Main,
         model: "m".into(),
-        system: String::new(),
-        messages: vec![],
-        tools: vec![],
+        system: "".into(),
+        messages: vec![].into(),
+        tools: vec![].into(),
         max_tokens: 8192,
     }
 }

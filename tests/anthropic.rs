@@ -61,18 +61,19 @@ fn config(base_url: &str) -> HttpConfig {
     config
 }
 
-fn request(messages: Vec<Message>) -> ModelRequest {
+fn request(messages: Vec<Message>) -> ModelRequest<'static> {
     ModelRequest {
         agent: AgentId::Main,
         model: "claude-test".into(),
         system: "You are terse.".into(),
-        messages,
+        messages: messages.into(),
         tools: vec![ToolSpec {
             name: "grep".into(),
             description: "Searches files.".into(),
             input_schema: json!({"type": "object", "properties": {"pattern": {"type": "string"}},
                 "required": ["pattern"]}),
-        }],
+        }]
+        .into(),
         max_tokens: 2048,
     }
 }

@@ -50,17 +50,18 @@ fn model_for(server: &StreamServer) -> OpenAiModel {
     OpenAiModel::new(config(&format!("{}/v1", server.base_url()), None)).unwrap()
 }
 
-fn request() -> ModelRequest {
+fn request() -> ModelRequest<'static> {
     ModelRequest {
         agent: AgentId::Main,
         model: "gpt-test".into(),
         system: "You are terse.".into(),
-        messages: vec![Message::user_text("find héllo")],
+        messages: vec![Message::user_text("find héllo")].into(),
         tools: vec![ToolSpec {
             name: "grep".into(),
             description: "Search files".into(),
             input_schema: json!({"type": "object", "properties": {"pattern": {"type": "string"}}}),
-        }],
+        }]
+        .into(),
         max_tokens: 1024,
     }
 }
@@ -476,7 +477,7 @@ async fn the_request_carries_the_documented_body_and_auth_only_with_a_key() {
     let server = StreamServer::start(move |_, _| Reply::sse(reply.clone()));
     let base = format!("{}/v1", server.base_url());
     let mut request = request();
-    request.messages.extend([
+    request.messages.to_mut().extend([
         Message {
             role: Role::Assistant,
             content: vec![

@@ -86,18 +86,7 @@ fn is_prompt(message: &Message) -> bool {
 }
 
 fn message_tokens(message: &Message) -> u64 {
-    message
-        .content
-        .iter()
-        .map(|b| match b {
-            ContentBlock::Text { text } => crate::protocol::estimate_tokens(text),
-            ContentBlock::ToolUse { name, input, .. } => {
-                crate::protocol::estimate_tokens(name)
-                    + crate::protocol::estimate_tokens(&input.to_string())
-            }
-            ContentBlock::ToolResult { content, .. } => crate::protocol::estimate_tokens(content),
-        })
-        .sum()
+    message.content.iter().map(crate::model::block_tokens).sum()
 }
 
 /// The summary's text as it streams: kept, not shown as an answer.
@@ -144,8 +133,12 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<Usage, ModelError> {
         let mut request = self.request(messages);
-        let before = request.estimate_input_tokens();
-        request.messages.push(Message::user_text(INSTRUCTION));
+        let before = self.estimate(&request);
+        // The one copy of the history: a compaction is rare.
+        request
+            .messages
+            .to_mut()
+            .push(Message::user_text(INSTRUCTION));
         let mut quiet = Quiet;
         let response = tokio::select! {
             biased;
@@ -166,7 +159,8 @@ impl Agent {
         };
         let kept = tail_to_keep(messages, budget);
         apply(messages, &summary, kept);
-        let after = self.request(messages).estimate_input_tokens();
+        self.history.reset();
+        let after = self.estimate(&self.request(messages));
         self.publish(EventKind::Compacted {
             trigger: trigger.as_str().to_string(),
             before_tokens: before,

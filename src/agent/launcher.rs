@@ -312,6 +312,7 @@ impl Launcher {
             max_tokens: parts.max_tokens,
             approval_ids: parts.approval_ids.clone(),
             prices: parts.prices.clone(),
+            history: Default::default(),
         }
     }
 }

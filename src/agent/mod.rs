@@ -10,6 +10,7 @@ mod call;
 mod command_hooks;
 pub mod compact;
 mod contract;
+mod history;
 mod hooks;
 mod launcher;
 mod profile;
@@ -29,6 +30,7 @@ pub use profile::{
 };
 pub use task::TaskTool;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -68,6 +70,8 @@ pub struct Agent {
     pub approval_ids: Arc<AtomicU64>,
     /// What its model's tokens cost, for a cost budget.
     pub prices: PriceTable,
+    /// What it counted of its history so far.
+    pub history: history::HistoryCache,
 }
 
 /// How a run ended.
@@ -152,15 +156,16 @@ impl Agent {
     pub async fn run(&self, messages: &mut Vec<Message>, cancel: &CancellationToken) -> RunOutcome {
         let mut state = RunState::default();
         let (reason, error) = loop {
-            let mut request = self.request(messages);
-            if !cancel.is_cancelled()
-                && self.needs_compaction(messages, request.estimate_input_tokens(), state.context)
-            {
+            // Only the parent compacts: a child's request is not made twice.
+            let estimate = match self.profile.compact_at {
+                Some(_) => self.estimate(&self.request(messages)),
+                None => 0,
+            };
+            if !cancel.is_cancelled() && self.needs_compaction(messages, estimate, state.context) {
                 match self.compact(messages, compact::Trigger::Auto, cancel).await {
                     Ok(usage) => {
                         state.usage.add(&usage);
                         state.context = 0;
-                        request = self.request(messages);
                     }
                     Err(ModelError::Cancelled) => break (TerminalReason::Interrupted, None),
                     // The request goes as it is; the provider may still take it.
@@ -169,6 +174,7 @@ impl Agent {
                     }),
                 }
             }
+            let request = self.request(messages);
             if let Err(Stop::Now(reason, error)) = self.check_limits(&state, &request, cancel) {
                 break (reason, error);
             }
@@ -209,7 +215,7 @@ impl Agent {
                 .unwrap_or(0.0);
             let response_cut = response.stop_reason == StopReason::MaxTokens;
             let mut message = response.message.canonical_assistant();
-            message.make_tool_ids_unique(messages);
+            self.history.make_ids_unique(&mut message, messages);
             let calls = message.tool_calls();
             state.final_text = message.text();
             self.publish(EventKind::AssistantMessage {
@@ -275,15 +281,23 @@ impl Agent {
         }
     }
 
-    fn request(&self, messages: &[Message]) -> ModelRequest {
+    /// The next request: the history and the system prompt borrowed, the
+    /// tool specs made (the registry's MCP tools can change between two).
+    fn request<'a>(&'a self, messages: &'a [Message]) -> ModelRequest<'a> {
         ModelRequest {
             agent: self.id,
-            model: self.model_name.clone(),
-            system: self.profile.system_prompt.clone(),
-            messages: messages.to_vec(),
-            tools: self.tools.specs(),
+            model: Cow::Borrowed(&self.model_name),
+            system: Cow::Borrowed(&self.profile.system_prompt),
+            messages: Cow::Borrowed(messages),
+            tools: Cow::Owned(self.tools.specs()),
             max_tokens: self.max_tokens,
         }
+    }
+
+    /// The request's estimated input tokens, its history counted once per
+    /// message ([`history::HistoryCache`]).
+    fn estimate(&self, request: &ModelRequest<'_>) -> u64 {
+        request.estimate_fixed_tokens() + self.history.tokens(&request.messages)
     }
 
     /// The limits checked before every model call: interrupt, steps, the token
@@ -328,7 +342,7 @@ impl Agent {
             return Err(Stop::Now(TerminalReason::CostBudget, Some(message)));
         }
         if let Some(budget) = self.profile.context_budget {
-            let size = request.estimate_input_tokens();
+            let size = self.estimate(request);
             if size > budget {
                 let message = format!(
                     "the next request would hold about {size} tokens, over the context budget of {budget}; it was not sent"

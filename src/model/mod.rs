@@ -9,6 +9,8 @@ pub mod openai;
 pub mod scripted;
 pub mod sse;
 
+use std::borrow::Cow;
+
 use crate::protocol::estimate_tokens;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -107,7 +109,7 @@ impl Message {
     /// wrong call or is refused by the API. A repeat becomes `ID_2`, `ID_3`,
     /// …; an empty id `call_N`.
     pub fn make_tool_ids_unique(&mut self, history: &[Message]) {
-        let mut taken: std::collections::HashSet<String> = history
+        let taken: std::collections::HashSet<String> = history
             .iter()
             .flat_map(|m| m.content.iter())
             .filter_map(|b| match b {
@@ -115,6 +117,13 @@ impl Message {
                 ContentBlock::Text { .. } | ContentBlock::ToolResult { .. } => None,
             })
             .collect();
+        self.make_tool_ids_unique_among(&taken);
+    }
+
+    /// [`Message::make_tool_ids_unique`] against the ids already `taken`.
+    pub fn make_tool_ids_unique_among(&mut self, taken: &std::collections::HashSet<String>) {
+        // Ids this message takes, besides those before it.
+        let mut own: std::collections::HashSet<String> = std::collections::HashSet::new();
         for (index, block) in self.content.iter_mut().enumerate() {
             let ContentBlock::ToolUse { id, .. } = block else {
                 continue;
@@ -125,11 +134,11 @@ impl Message {
             };
             let mut unique = base.clone();
             let mut n = 2;
-            while taken.contains(&unique) {
+            while taken.contains(&unique) || own.contains(&unique) {
                 unique = format!("{base}_{n}");
                 n += 1;
             }
-            taken.insert(unique.clone());
+            own.insert(unique.clone());
             *id = unique;
         }
     }
@@ -157,42 +166,69 @@ pub struct ToolCall {
     pub input: Value,
 }
 
-/// Everything one model call needs.
+/// Everything one model call needs. It borrows the agent's history and
+/// tool specs rather than copying them: a long session would otherwise copy
+/// its whole history for every request (tests and one-off requests own
+/// theirs, through the same `Cow`s).
 #[derive(Debug, Clone)]
-pub struct ModelRequest {
+pub struct ModelRequest<'a> {
     /// Which agent is asking; providers ignore it, the scripted model picks its
     /// script by it.
     pub agent: AgentId,
-    pub model: String,
-    pub system: String,
-    pub messages: Vec<Message>,
-    pub tools: Vec<ToolSpec>,
+    pub model: Cow<'a, str>,
+    pub system: Cow<'a, str>,
+    pub messages: Cow<'a, [Message]>,
+    pub tools: Cow<'a, [ToolSpec]>,
     pub max_tokens: u32,
 }
 
-impl ModelRequest {
+impl ModelRequest<'_> {
     /// Estimated input tokens of the whole request: system prompt, messages and
     /// tool schemas. Used where the provider has not told us (yet), such as the
     /// context budget check before a request is sent.
+    /// The request owning all it holds, to keep past the call (tests that
+    /// record what a model was sent).
+    pub fn to_owned_request(&self) -> ModelRequest<'static> {
+        ModelRequest {
+            agent: self.agent,
+            model: Cow::Owned(self.model.to_string()),
+            system: Cow::Owned(self.system.to_string()),
+            messages: Cow::Owned(self.messages.to_vec()),
+            tools: Cow::Owned(self.tools.to_vec()),
+            max_tokens: self.max_tokens,
+        }
+    }
+
     pub fn estimate_input_tokens(&self) -> u64 {
         let messages: u64 = self
             .messages
             .iter()
             .flat_map(|m| m.content.iter())
-            .map(|b| match b {
-                ContentBlock::Text { text } => estimate_tokens(text),
-                ContentBlock::ToolUse { name, input, .. } => {
-                    estimate_tokens(name) + estimate_tokens(&input.to_string())
-                }
-                ContentBlock::ToolResult { content, .. } => estimate_tokens(content),
-            })
+            .map(block_tokens)
             .sum();
+        self.estimate_fixed_tokens() + messages
+    }
+
+    /// The estimate of what every request of an agent carries whatever its
+    /// history: the system prompt and the tool schemas.
+    pub fn estimate_fixed_tokens(&self) -> u64 {
         let tools: u64 = self
             .tools
             .iter()
             .map(|t| estimate_tokens(&t.description) + estimate_tokens(&t.input_schema.to_string()))
             .sum();
-        estimate_tokens(&self.system) + messages + tools
+        estimate_tokens(&self.system) + tools
+    }
+}
+
+/// A block's estimated tokens, as requests count them.
+pub fn block_tokens(block: &ContentBlock) -> u64 {
+    match block {
+        ContentBlock::Text { text } => estimate_tokens(text),
+        ContentBlock::ToolUse { name, input, .. } => {
+            estimate_tokens(name) + estimate_tokens(&input.to_string())
+        }
+        ContentBlock::ToolResult { content, .. } => estimate_tokens(content),
     }
 }
 

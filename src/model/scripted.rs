@@ -276,13 +276,13 @@ mod tests {
         }
     }
 
-    fn request(agent: AgentId) -> ModelRequest {
+    fn request(agent: AgentId) -> ModelRequest<'static> {
         ModelRequest {
             agent,
             model: "scripted".into(),
-            system: String::new(),
-            messages: vec![Message::user_text("hi")],
-            tools: vec![],
+            system: "".into(),
+            messages: vec![Message::user_text("hi")].into(),
+            tools: vec![].into(),
             max_tokens: 1000,
         }
     }

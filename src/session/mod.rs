@@ -230,6 +230,7 @@ impl Session {
             max_tokens: DEFAULT_MAX_TOKENS,
             approval_ids,
             prices: options.prices.clone(),
+            history: Default::default(),
         };
         Ok(Session {
             id,

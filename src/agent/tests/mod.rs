@@ -19,7 +19,7 @@ use crate::protocol::ToolKind;
 /// Remembers every request so tests can look at what the model was sent.
 struct Recording {
     inner: ScriptedModel,
-    requests: Mutex<Vec<ModelRequest>>,
+    requests: Mutex<Vec<ModelRequest<'static>>>,
 }
 
 #[async_trait]
@@ -34,7 +34,10 @@ impl Model for Recording {
         sink: &mut dyn StreamSink,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
-        self.requests.lock().unwrap().push(request.clone());
+        self.requests
+            .lock()
+            .unwrap()
+            .push(request.to_owned_request());
         self.inner.complete(request, sink, cancel).await
     }
 }
@@ -78,6 +81,7 @@ fn fixture(
         max_tokens: DEFAULT_MAX_TOKENS,
         approval_ids: Arc::new(AtomicU64::new(0)),
         prices: Default::default(),
+        history: Default::default(),
     };
     Fixture {
         dir,

@@ -58,7 +58,7 @@ impl World {
         self.session.send(prompt, &CancellationToken::new()).await
     }
 
-    fn requests_of(&self, agent: AgentId) -> Vec<ModelRequest> {
+    fn requests_of(&self, agent: AgentId) -> Vec<ModelRequest<'static>> {
         let all = self.model.requests.lock().unwrap();
         all.iter().filter(|r| r.agent == agent).cloned().collect()
     }
@@ -314,7 +314,7 @@ async fn explore_runs_on_the_light_model_when_one_is_set() {
     let mut w = world(script.clone(), Some("light-model"), 4);
     w.ask("go").await;
     let models: Vec<String> = (1..=3)
-        .map(|n| w.requests_of(AgentId::Sub(n))[0].model.clone())
+        .map(|n| w.requests_of(AgentId::Sub(n))[0].model.to_string())
         .collect();
     assert_eq!(models, ["light-model", "main-model", "main-model"]);
     let roles: Vec<Value> = w

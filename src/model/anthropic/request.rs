@@ -116,9 +116,12 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// The streaming request for `request`.
-pub(super) fn wire_request(request: &ModelRequest, cache: PromptCache) -> WireRequest<'_> {
+pub(super) fn wire_request<'a>(
+    request: &'a ModelRequest<'_>,
+    cache: PromptCache,
+) -> WireRequest<'a> {
     let mut messages: Vec<WireMessage> = Vec::with_capacity(request.messages.len());
-    for message in &request.messages {
+    for message in request.messages.iter() {
         let content: Vec<Cached<WireBlock>> = message
             .content
             .iter()
@@ -214,13 +217,17 @@ mod tests {
     use crate::event::AgentId;
     use crate::model::{Message, ToolSpec};
 
-    fn request(messages: Vec<Message>, tools: Vec<ToolSpec>, system: &str) -> ModelRequest {
+    fn request(
+        messages: Vec<Message>,
+        tools: Vec<ToolSpec>,
+        system: &str,
+    ) -> ModelRequest<'static> {
         ModelRequest {
             agent: AgentId::Main,
             model: "claude-test".into(),
-            system: system.into(),
-            messages,
-            tools,
+            system: system.to_string().into(),
+            messages: messages.into(),
+            tools: tools.into(),
             max_tokens: 1024,
         }
     }

@@ -37,18 +37,18 @@ fn spec(name: &str) -> ToolSpec {
     }
 }
 
-fn request(agent: AgentId, messages: Vec<Message>) -> ModelRequest {
+fn request(agent: AgentId, messages: Vec<Message>) -> ModelRequest<'static> {
     ModelRequest {
         agent,
         model: "offline".into(),
         system: "system".into(),
-        messages,
-        tools: vec![spec("task"), spec("grep")],
+        messages: messages.into(),
+        tools: vec![spec("task"), spec("grep")].into(),
         max_tokens: 1000,
     }
 }
 
-async fn complete(request: &ModelRequest) -> ModelResponse {
+async fn complete(request: &ModelRequest<'_>) -> ModelResponse {
     let model = OfflineModel::new(f64::INFINITY);
     assert_eq!(model.provider(), "offline");
     let mut sink = Collect(String::new());
@@ -269,6 +269,7 @@ fn explore_agent(dir: &Path) -> Agent {
         max_tokens: DEFAULT_MAX_TOKENS,
         approval_ids: Arc::new(AtomicU64::new(0)),
         prices: Default::default(),
+        history: Default::default(),
     }
 }
 

@@ -46,7 +46,7 @@ impl OpenAiModel {
     async fn attempt(
         &self,
         body: &serde_json::Value,
-        request: &ModelRequest,
+        request: &ModelRequest<'_>,
         sink: &mut dyn StreamSink,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, AttemptFailure> {

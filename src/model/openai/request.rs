@@ -46,7 +46,7 @@ pub fn body(request: &ModelRequest, limit: TokenLimit) -> Value {
     if !request.system.is_empty() {
         messages.push(json!({"role": "system", "content": request.system}));
     }
-    for message in &request.messages {
+    for message in request.messages.iter() {
         match message.role {
             Role::User => user_messages(message, &mut messages),
             Role::Assistant => messages.push(assistant_message(message)),
@@ -150,17 +150,18 @@ mod tests {
     use crate::event::AgentId;
     use crate::model::ToolSpec;
 
-    fn request(messages: Vec<Message>) -> ModelRequest {
+    fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
             agent: AgentId::Main,
             model: "gpt-test".into(),
             system: "be brief".into(),
-            messages,
+            messages: messages.into(),
             tools: vec![ToolSpec {
                 name: "grep".into(),
                 description: "search".into(),
                 input_schema: json!({"type": "object"}),
-            }],
+            }]
+            .into(),
             max_tokens: 512,
         }
     }
@@ -235,8 +236,8 @@ mod tests {
             role: Role::Assistant,
             content: vec![ContentBlock::Text { text: "hi".into() }],
         }]);
-        req.tools.clear();
-        req.system.clear();
+        req.tools = Vec::new().into();
+        req.system = "".into();
         let body = body(&req, TokenLimit::MaxCompletionTokens);
         assert!(body.get("tools").is_none());
         assert!(body.get("max_tokens").is_none());

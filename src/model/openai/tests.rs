@@ -20,13 +20,13 @@ impl StreamSink for Collect {
     }
 }
 
-fn request() -> ModelRequest {
+fn request() -> ModelRequest<'static> {
     ModelRequest {
         agent: AgentId::Main,
         model: "m".into(),
         system: "sys".into(),
-        messages: vec![Message::user_text("question")],
-        tools: vec![],
+        messages: vec![Message::user_text("question")].into(),
+        tools: vec![].into(),
         max_tokens: 100,
     }
 }
