@@ -144,6 +144,10 @@ pub(crate) struct ModelArgs {
     /// Seconds a model stream may stay silent before the turn fails (default 90).
     #[arg(long, value_name = "SECS")]
     pub(crate) idle_timeout: Option<u64>,
+    /// Let Anthropic models think before answering, up to N tokens (at
+    /// least 1024; extended thinking).
+    #[arg(long, value_name = "N")]
+    pub(crate) thinking_budget: Option<u32>,
 }
 
 impl ModelArgs {
@@ -154,6 +158,7 @@ impl ModelArgs {
             light_model: self.light_model.clone(),
             max_retries: self.max_retries,
             idle_timeout_secs: self.idle_timeout,
+            thinking_budget: self.thinking_budget,
         }
     }
 }

@@ -58,6 +58,7 @@ fn main() -> ExitCode {
                 speed: args.speed,
                 max_retries: None,
                 idle_timeout: None,
+                thinking_budget: None,
             };
             let prompt = match args.prompt.is_empty() {
                 true => DEMO_QUESTION.to_string(),

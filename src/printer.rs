@@ -31,6 +31,8 @@ pub struct TextPrinter {
     /// The model each agent's requests name, and what they cost so far
     /// (`None` until one of them has a price).
     models: BTreeMap<AgentId, String>,
+    /// The parent is reasoning: said once a response, as it starts.
+    thinking: bool,
     cost: Option<f64>,
     prices: PriceTable,
 }
@@ -55,6 +57,7 @@ impl TextPrinter {
             returned_tokens: 0,
             denied: BTreeMap::new(),
             models: BTreeMap::new(),
+            thinking: false,
             cost: None,
             prices,
         }
@@ -199,9 +202,16 @@ impl TextPrinter {
                     ),
                 );
             }
+            // The reasoning itself stays in the trace and the workbench.
+            EventKind::ThinkingDelta { .. } if !self.thinking => {
+                self.thinking = true;
+                self.line(out, "✻ thinking…");
+            }
+            EventKind::AssistantMessage { .. } => self.thinking = false,
             EventKind::ModelRequest { .. }
+            | EventKind::ThinkingDelta { .. }
+            | EventKind::Thinking { .. }
             | EventKind::PromptContext { .. }
-            | EventKind::AssistantMessage { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::PermissionDecision { .. }
             | EventKind::Error { .. }
@@ -269,6 +279,8 @@ impl TextPrinter {
             | EventKind::PromptContext { .. }
             | EventKind::Resumed { .. }
             | EventKind::Compacted { .. }
+            | EventKind::ThinkingDelta { .. }
+            | EventKind::Thinking { .. }
             | EventKind::ModelRequest { .. }
             | EventKind::TextDelta { .. }
             | EventKind::AssistantMessage { .. }

@@ -227,16 +227,25 @@ async fn usage_has_cache_tokens_and_the_cumulative_output_count() {
 }
 
 #[tokio::test]
-async fn unknown_events_fields_and_thinking_blocks_are_ignored() {
+async fn unknown_events_and_fields_are_ignored_and_thinking_is_kept_apart() {
     let server = serve(sse_nasty(UNKNOWN_EVENTS));
     let (result, sink) = complete(config(&server.base_url())).await;
     let response = result.unwrap();
     assert_eq!(sink.deltas, ["Hi there."]);
     assert_eq!(
         response.message.content,
-        [ContentBlock::Text {
-            text: "Hi there.".into()
-        }]
+        [
+            ContentBlock::Thinking {
+                thinking: "The user wants a greeting.".into(),
+                signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3h".into()
+            },
+            ContentBlock::RedactedThinking {
+                data: "EmwKAhgBEgy3va3pzix".into()
+            },
+            ContentBlock::Text {
+                text: "Hi there.".into()
+            }
+        ]
     );
     assert_eq!(
         (response.usage.input_tokens, response.usage.output_tokens),

@@ -130,6 +130,11 @@ impl StreamSink for BusSink<'_> {
             .publish(self.agent, EventKind::TextDelta { text: text.into() });
     }
 
+    fn thinking_delta(&mut self, text: &str) {
+        self.bus
+            .publish(self.agent, EventKind::ThinkingDelta { text: text.into() });
+    }
+
     fn retry(&mut self, notice: &RetryNotice) {
         self.bus.publish(
             self.agent,
@@ -218,6 +223,9 @@ impl Agent {
             self.history.make_ids_unique(&mut message, messages);
             let calls = message.tool_calls();
             state.final_text = message.text();
+            for block in &message.content {
+                self.publish_thinking(block);
+            }
             self.publish(EventKind::AssistantMessage {
                 text: state.final_text.clone(),
                 tool_calls: calls.len(),
@@ -427,6 +435,29 @@ impl Agent {
             }
         }
         results
+    }
+
+    /// A reasoning block as its `thinking` event (nothing for other blocks).
+    fn publish_thinking(&self, block: &ContentBlock) {
+        let kind = match block {
+            ContentBlock::Thinking {
+                thinking,
+                signature,
+            } => EventKind::Thinking {
+                text: thinking.clone(),
+                signature: signature.clone(),
+                redacted: None,
+            },
+            ContentBlock::RedactedThinking { data } => EventKind::Thinking {
+                text: String::new(),
+                signature: String::new(),
+                redacted: Some(data.clone()),
+            },
+            ContentBlock::Text { .. }
+            | ContentBlock::ToolUse { .. }
+            | ContentBlock::ToolResult { .. } => return,
+        };
+        self.publish(kind);
     }
 
     fn publish(&self, kind: EventKind) {

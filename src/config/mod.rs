@@ -139,6 +139,7 @@ struct ConfigFile {
     prompt_cache: Option<bool>,
     compact_at: Option<f64>,
     context_window: Option<u64>,
+    thinking_budget: Option<u32>,
     #[serde(default)]
     prices: BTreeMap<String, crate::protocol::Price>,
     #[serde(default)]
@@ -173,6 +174,8 @@ pub struct FileSettings {
     pub compact_at: Option<f64>,
     /// The main model's window in tokens, where brood does not know it.
     pub context_window: Option<u64>,
+    /// Tokens Anthropic models may think before answering.
+    pub thinking_budget: Option<u32>,
     /// `[prices."MODEL"]`: prices the built-in table lacks or that differ.
     pub prices: Vec<(String, crate::protocol::Price)>,
     pub sandbox: SandboxFileSettings,
@@ -351,6 +354,7 @@ fn load(
             prompt_cache,
             compact_at,
             context_window,
+            thinking_budget,
             prices,
             sandbox,
             permissions: lists,
@@ -386,6 +390,7 @@ fn load(
             prompt_cache: prompt_cache.or(settings.prompt_cache),
             compact_at: compact_at.or(settings.compact_at),
             context_window: context_window.or(settings.context_window),
+            thinking_budget: thinking_budget.or(settings.thinking_budget),
             // A later file's price of a model comes first.
             prices: prices
                 .into_iter()

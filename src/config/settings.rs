@@ -87,6 +87,7 @@ pub struct ModelFlags {
     pub light_model: Option<String>,
     pub max_retries: Option<u32>,
     pub idle_timeout_secs: Option<u64>,
+    pub thinking_budget: Option<u32>,
 }
 
 /// The resolved model settings of a session.
@@ -189,6 +190,10 @@ pub fn resolve(
         if cache_off {
             config.prompt_cache = crate::model::http::PromptCache::Off;
         }
+        config.thinking_budget = flags
+            .thinking_budget
+            .or(file.thinking_budget)
+            .filter(|n| *n > 0);
         config
     });
     Ok(Settings {
@@ -307,6 +312,7 @@ mod tests {
             light_model: Some("flag-light".into()),
             max_retries: Some(1),
             idle_timeout_secs: Some(5),
+            thinking_budget: None,
         };
         let s = resolve(&f, &e, &file).unwrap();
         assert_eq!(

@@ -76,6 +76,10 @@ pub struct Usage {
     pub cache_read_tokens: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_write_tokens: u64,
+    /// Of `output_tokens`, those spent reasoning, where the provider says
+    /// (OpenAI-compatible `completion_tokens_details.reasoning_tokens`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
     #[serde(default, skip_serializing_if = "is_false")]
     pub estimated: bool,
 }
@@ -90,6 +94,7 @@ impl Usage {
         self.output_tokens += other.output_tokens;
         self.cache_read_tokens += other.cache_read_tokens;
         self.cache_write_tokens += other.cache_write_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
         self.estimated |= other.estimated;
     }
 }
@@ -232,6 +237,20 @@ pub enum EventKind {
     },
     /// A piece of streamed assistant text.
     TextDelta { text: String },
+    /// A piece of the model's reasoning as it streams.
+    ThinkingDelta { text: String },
+    /// One block of the model's reasoning, whole, before its answer's
+    /// `assistant_message`: what a resumed session sends back.
+    Thinking {
+        text: String,
+        /// Anthropic's signature, which must go back unchanged; empty for
+        /// other providers' reasoning.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        signature: String,
+        /// Reasoning the provider encrypted (`redacted_thinking`'s data).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        redacted: Option<String>,
+    },
     /// The model finished one response.
     AssistantMessage {
         text: String,
@@ -361,6 +380,8 @@ impl EventKind {
             EventKind::Compacted { .. } => "compacted",
             EventKind::ModelRequest { .. } => "model_request",
             EventKind::TextDelta { .. } => "text_delta",
+            EventKind::ThinkingDelta { .. } => "thinking_delta",
+            EventKind::Thinking { .. } => "thinking",
             EventKind::AssistantMessage { .. } => "assistant_message",
             EventKind::ToolCall { .. } => "tool_call",
             EventKind::ApprovalRequested { .. } => "approval_requested",
@@ -393,6 +414,8 @@ impl EventKind {
             EventKind::UserMessage { text }
             | EventKind::Compacted { summary: text, .. }
             | EventKind::PromptContext { text }
+            | EventKind::ThinkingDelta { text }
+            | EventKind::Thinking { text, .. }
             | EventKind::TextDelta { text }
             | EventKind::HookContinue { text }
             | EventKind::AssistantMessage { text, .. }

@@ -51,6 +51,31 @@ pub enum ContentBlock {
         content: String,
         is_error: bool,
     },
+    /// The model's reasoning before it answered (Anthropic's extended
+    /// thinking, an OpenAI-compatible server's `reasoning_content`). Its
+    /// `signature` must go back to Anthropic exactly as it came; an
+    /// OpenAI-compatible server gets none back.
+    Thinking {
+        thinking: String,
+        #[serde(default)]
+        signature: String,
+    },
+    /// Reasoning the provider encrypted; sent back as it came.
+    RedactedThinking {
+        data: String,
+    },
+}
+
+impl ContentBlock {
+    /// Whether this is reasoning rather than an answer.
+    pub fn is_thinking(&self) -> bool {
+        match self {
+            ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => true,
+            ContentBlock::Text { .. }
+            | ContentBlock::ToolUse { .. }
+            | ContentBlock::ToolResult { .. } => false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,22 +98,35 @@ impl Message {
     /// rebuilds it from the trace's events the same way, so both send the
     /// same bytes.
     pub fn assistant(text: String, calls: Vec<ContentBlock>) -> Self {
+        Message::assistant_thinking(Vec::new(), text, calls)
+    }
+
+    /// [`Message::assistant`] after the reasoning that came before it, which
+    /// the API wants first and unchanged.
+    pub fn assistant_thinking(
+        thinking: Vec<ContentBlock>,
+        text: String,
+        calls: Vec<ContentBlock>,
+    ) -> Self {
         let text = (!text.is_empty()).then_some(ContentBlock::Text { text });
         Message {
             role: Role::Assistant,
-            content: text.into_iter().chain(calls).collect(),
+            content: thinking.into_iter().chain(text).chain(calls).collect(),
         }
     }
 
-    /// This message as [`Message::assistant`] keeps it.
+    /// This message as [`Message::assistant_thinking`] keeps it.
     pub fn canonical_assistant(self) -> Self {
         let text = self.text();
-        let calls = self
+        let (thinking, rest): (Vec<_>, Vec<_>) = self
             .content
+            .into_iter()
+            .partition(ContentBlock::is_thinking);
+        let calls = rest
             .into_iter()
             .filter(|b| matches!(b, ContentBlock::ToolUse { .. }))
             .collect();
-        Message::assistant(text, calls)
+        Message::assistant_thinking(thinking, text, calls)
     }
 
     /// All text blocks joined.
@@ -97,7 +135,10 @@ impl Message {
             .iter()
             .filter_map(|b| match b {
                 ContentBlock::Text { text } => Some(text.as_str()),
-                ContentBlock::ToolUse { .. } | ContentBlock::ToolResult { .. } => None,
+                ContentBlock::ToolUse { .. }
+                | ContentBlock::ToolResult { .. }
+                | ContentBlock::Thinking { .. }
+                | ContentBlock::RedactedThinking { .. } => None,
             })
             .collect::<Vec<_>>()
             .join("")
@@ -114,7 +155,10 @@ impl Message {
             .flat_map(|m| m.content.iter())
             .filter_map(|b| match b {
                 ContentBlock::ToolUse { id, .. } => Some(id.clone()),
-                ContentBlock::Text { .. } | ContentBlock::ToolResult { .. } => None,
+                ContentBlock::Text { .. }
+                | ContentBlock::ToolResult { .. }
+                | ContentBlock::Thinking { .. }
+                | ContentBlock::RedactedThinking { .. } => None,
             })
             .collect();
         self.make_tool_ids_unique_among(&taken);
@@ -153,7 +197,10 @@ impl Message {
                     name: name.clone(),
                     input: input.clone(),
                 }),
-                ContentBlock::Text { .. } | ContentBlock::ToolResult { .. } => None,
+                ContentBlock::Text { .. }
+                | ContentBlock::ToolResult { .. }
+                | ContentBlock::Thinking { .. }
+                | ContentBlock::RedactedThinking { .. } => None,
             })
             .collect()
     }
@@ -229,6 +276,8 @@ pub fn block_tokens(block: &ContentBlock) -> u64 {
             estimate_tokens(name) + estimate_tokens(&input.to_string())
         }
         ContentBlock::ToolResult { content, .. } => estimate_tokens(content),
+        ContentBlock::Thinking { thinking, .. } => estimate_tokens(thinking),
+        ContentBlock::RedactedThinking { data } => estimate_tokens(data),
     }
 }
 
@@ -307,6 +356,9 @@ pub struct RetryNotice {
 /// Receives streamed output while a model call runs.
 pub trait StreamSink: Send {
     fn text_delta(&mut self, text: &str);
+
+    /// A piece of the model's reasoning, shown apart from its answer.
+    fn thinking_delta(&mut self, _text: &str) {}
 
     /// The request failed in a way worth retrying; it is tried again after
     /// `notice.wait_ms`.

@@ -178,6 +178,7 @@ mod tests {
             output_tokens: output,
             cache_write_tokens: write,
             cache_read_tokens: read,
+            reasoning_tokens: 0,
             estimated: false,
         }
     }

@@ -191,6 +191,8 @@ fn canonical(path: &Path) -> PathBuf {
 pub fn rebuild(events: &[Event]) -> Vec<Message> {
     let mut messages: Vec<Message> = Vec::new();
     let mut open = OpenCalls::default();
+    // The reasoning published before the answer it belongs to.
+    let mut thinking: Vec<ContentBlock> = Vec::new();
     for event in events.iter().filter(|e| e.agent == AgentId::Main) {
         match &event.kind {
             EventKind::UserMessage { text } | EventKind::HookContinue { text } => {
@@ -207,9 +209,25 @@ pub fn rebuild(events: &[Event]) -> Vec<Message> {
                     *prompt = super::with_context(prompt, text);
                 }
             }
+            EventKind::Thinking {
+                text,
+                signature,
+                redacted,
+            } => thinking.push(match redacted {
+                Some(data) => ContentBlock::RedactedThinking { data: data.clone() },
+                None => ContentBlock::Thinking {
+                    thinking: text.clone(),
+                    signature: signature.clone(),
+                },
+            }),
             EventKind::AssistantMessage { text, .. } => {
                 open.close(&mut messages);
-                messages.push(Message::assistant(text.clone(), Vec::new()));
+                let before = std::mem::take(&mut thinking);
+                messages.push(Message::assistant_thinking(
+                    before,
+                    text.clone(),
+                    Vec::new(),
+                ));
                 open.answering = true;
             }
             EventKind::ToolCall {
@@ -247,6 +265,7 @@ pub fn rebuild(events: &[Event]) -> Vec<Message> {
             EventKind::ModelRequest { .. }
             | EventKind::Resumed { .. }
             | EventKind::TextDelta { .. }
+            | EventKind::ThinkingDelta { .. }
             | EventKind::ToolCall { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::PermissionDecision { .. }

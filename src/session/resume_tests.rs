@@ -58,7 +58,10 @@ fn results(message: &Message) -> Vec<(String, String, bool)> {
                 content,
                 is_error,
             } => Some((tool_use_id.clone(), content.clone(), *is_error)),
-            ContentBlock::Text { .. } | ContentBlock::ToolUse { .. } => None,
+            ContentBlock::Text { .. }
+            | ContentBlock::ToolUse { .. }
+            | ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. } => None,
         })
         .collect()
 }

@@ -158,6 +158,8 @@ pub struct Ui {
     pub overlay_scroll: Scroll,
     /// Tool cells shown whole; the others show their first lines.
     pub expanded: HashSet<String>,
+    /// The model's thinking is shown whole, not folded to a line.
+    pub thinking: bool,
     pub composer: TextArea<'static>,
     /// Sent prompts, oldest first, for Ctrl-P/Ctrl-N.
     pub history: Vec<String>,
@@ -201,6 +203,7 @@ impl Ui {
             trace: Scroll::default(),
             overlay_scroll: Scroll::default(),
             expanded: HashSet::new(),
+            thinking: false,
             composer: empty_composer(),
             history: Vec::new(),
             history_pos: None,

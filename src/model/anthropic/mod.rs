@@ -118,8 +118,12 @@ impl Model for AnthropicModel {
         sink: &mut dyn StreamSink,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
-        let body = serde_json::to_vec(&request::wire_request(request, self.config.prompt_cache))
-            .map_err(|e| ModelError::Stream(format!("cannot encode the request: {e}")))?;
+        let body = serde_json::to_vec(&request::wire_request(
+            request,
+            self.config.prompt_cache,
+            self.config.thinking_budget,
+        ))
+        .map_err(|e| ModelError::Stream(format!("cannot encode the request: {e}")))?;
         let body = Bytes::from(body);
         let url = self.url();
         let estimated_input = request.estimate_input_tokens();

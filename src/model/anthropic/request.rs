@@ -29,6 +29,8 @@ pub(super) struct WireRequest<'a> {
     messages: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<Cached<WireTool<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<ThinkingParam>,
     stream: bool,
 }
 
@@ -109,6 +111,21 @@ enum WireBlock<'a> {
         #[serde(skip_serializing_if = "is_false")]
         is_error: bool,
     },
+    Thinking {
+        thinking: &'a str,
+        signature: &'a str,
+    },
+    RedactedThinking {
+        data: &'a str,
+    },
+}
+
+/// `{"type": "enabled", "budget_tokens": N}`: extended thinking.
+#[derive(Debug, Serialize)]
+struct ThinkingParam {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    budget_tokens: u32,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -119,6 +136,7 @@ fn is_false(b: &bool) -> bool {
 pub(super) fn wire_request<'a>(
     request: &'a ModelRequest<'_>,
     cache: PromptCache,
+    thinking: Option<u32>,
 ) -> WireRequest<'a> {
     let mut messages: Vec<WireMessage> = Vec::with_capacity(request.messages.len());
     for message in request.messages.iter() {
@@ -175,12 +193,19 @@ pub(super) fn wire_request<'a>(
             }
         }
     }
+    // The budget comes out of `max_tokens`, which must stay above it: the
+    // answer keeps its own room.
+    let thinking = thinking.map(|budget| ThinkingParam {
+        kind: "enabled",
+        budget_tokens: budget.max(1024),
+    });
     WireRequest {
         model: &request.model,
-        max_tokens: request.max_tokens,
+        max_tokens: request.max_tokens + thinking.as_ref().map_or(0, |t| t.budget_tokens),
         system,
         messages,
         tools,
+        thinking,
         stream: true,
     }
 }
@@ -206,6 +231,17 @@ fn wire_block(block: &ContentBlock) -> Option<WireBlock<'_>> {
             content,
             is_error: *is_error,
         }),
+        // Only Anthropic's own, signed reasoning goes back, exactly as it
+        // came; another provider's (no signature) would be refused.
+        ContentBlock::Thinking { signature, .. } if signature.is_empty() => None,
+        ContentBlock::Thinking {
+            thinking,
+            signature,
+        } => Some(WireBlock::Thinking {
+            thinking,
+            signature,
+        }),
+        ContentBlock::RedactedThinking { data } => Some(WireBlock::RedactedThinking { data }),
     }
 }
 
@@ -233,7 +269,7 @@ mod tests {
     }
 
     fn body(request: &ModelRequest) -> Value {
-        serde_json::to_value(wire_request(request, PromptCache::Off)).unwrap()
+        serde_json::to_value(wire_request(request, PromptCache::Off, None)).unwrap()
     }
 
     #[test]
@@ -392,8 +428,9 @@ mod tests {
             }
             messages
         };
-        let cached =
-            |r: &ModelRequest| serde_json::to_value(wire_request(r, PromptCache::On)).unwrap();
+        let cached = |r: &ModelRequest| {
+            serde_json::to_value(wire_request(r, PromptCache::On, None)).unwrap()
+        };
         let first = cached(&request(
             turn(0),
             vec![tool.clone(), tool.clone()],

@@ -33,8 +33,17 @@ enum Block {
         /// The concatenated `partial_json` pieces.
         json: String,
     },
-    /// A block brood does not keep (`thinking`, `redacted_thinking`,
-    /// `server_tool_use`, anything newer); its deltas are dropped.
+    /// Extended thinking, with the signature the API checks when it is
+    /// sent back.
+    Thinking {
+        text: String,
+        signature: String,
+    },
+    Redacted {
+        data: String,
+    },
+    /// A block brood does not keep (`server_tool_use`, anything newer); its
+    /// deltas are dropped.
     Skipped,
 }
 
@@ -243,6 +252,11 @@ impl StreamParser {
                     name,
                     input: parse_input(json),
                 }),
+                Block::Thinking { text, signature } => content.push(ContentBlock::Thinking {
+                    thinking: text,
+                    signature,
+                }),
+                Block::Redacted { data } => content.push(ContentBlock::RedactedThinking { data }),
                 Block::Skipped => {}
             }
         }
@@ -338,6 +352,19 @@ impl StreamParser {
                     json: String::new(),
                 }
             }
+            Some("thinking") => {
+                let text = field("thinking").unwrap_or_default();
+                if !text.is_empty() {
+                    sink.thinking_delta(&text);
+                }
+                Block::Thinking {
+                    text,
+                    signature: field("signature").unwrap_or_default(),
+                }
+            }
+            Some("redacted_thinking") => Block::Redacted {
+                data: field("data").unwrap_or_default(),
+            },
             _ => Block::Skipped,
         };
         if !matches!(block, Block::Skipped) {
@@ -368,6 +395,16 @@ impl StreamParser {
             (Some("input_json_delta"), Block::ToolUse { json, .. }) => {
                 json.push_str(piece("partial_json"));
             }
+            (Some("thinking_delta"), Block::Thinking { text, .. }) => {
+                let piece = piece("thinking");
+                if !piece.is_empty() {
+                    sink.thinking_delta(piece);
+                    text.push_str(piece);
+                }
+            }
+            (Some("signature_delta"), Block::Thinking { signature, .. }) => {
+                signature.push_str(piece("signature"));
+            }
             (Some(kind @ "input_json_delta"), Block::Text(_))
             | (Some(kind @ "text_delta"), Block::ToolUse { .. }) => {
                 return Err(AttemptFailure::fatal(ModelError::Stream(format!(
@@ -375,9 +412,16 @@ impl StreamParser {
                     delta.index
                 ))));
             }
-            // thinking_delta, signature_delta, citations_delta, deltas of
-            // skipped blocks, and delta types added later.
-            (_, Block::Text(_) | Block::ToolUse { .. } | Block::Skipped) => {}
+            // citations_delta, deltas of skipped blocks, and delta types
+            // added later.
+            (
+                _,
+                Block::Text(_)
+                | Block::ToolUse { .. }
+                | Block::Thinking { .. }
+                | Block::Redacted { .. }
+                | Block::Skipped,
+            ) => {}
         }
         Ok(())
     }
@@ -424,7 +468,10 @@ impl StreamParser {
             .values()
             .map(|(b, _)| match b {
                 Block::Text(t) => t.chars().count(),
-                Block::ToolUse { .. } | Block::Skipped => 0,
+                Block::ToolUse { .. }
+                | Block::Thinking { .. }
+                | Block::Redacted { .. }
+                | Block::Skipped => 0,
             })
             .sum();
         let calls = self

@@ -7,11 +7,16 @@ use crate::model::http::RetryHint;
 #[derive(Default)]
 struct Collect {
     deltas: Vec<String>,
+    thinking: Vec<String>,
 }
 
 impl StreamSink for Collect {
     fn text_delta(&mut self, text: &str) {
         self.deltas.push(text.to_string());
+    }
+
+    fn thinking_delta(&mut self, text: &str) {
+        self.thinking.push(text.to_string());
     }
 }
 
@@ -267,7 +272,7 @@ fn a_stream_without_any_usage_is_estimated_and_says_so() {
 }
 
 #[test]
-fn thinking_blocks_unknown_events_fields_and_deltas_are_ignored() {
+fn thinking_is_kept_with_its_signature_and_unknown_events_fields_and_deltas_are_ignored() {
     let (parser, sink) = run(&[
         message_start(usage(5, 1)),
         ev(
@@ -317,13 +322,22 @@ fn thinking_blocks_unknown_events_fields_and_deltas_are_ignored() {
         message_stop(),
     ]);
     assert_eq!(sink.deltas, ["answer"]);
+    assert_eq!(sink.thinking, ["hmm"]);
     let response = parser.finish(0).unwrap();
     assert_eq!(
         response.message.content,
-        [ContentBlock::Text {
-            text: "answer".into()
-        }]
+        [
+            ContentBlock::Thinking {
+                thinking: "hmm".into(),
+                signature: "abc".into()
+            },
+            ContentBlock::RedactedThinking { data: "xyz".into() },
+            ContentBlock::Text {
+                text: "answer".into()
+            }
+        ]
     );
+    assert_eq!(response.message.text(), "answer");
 }
 
 #[test]

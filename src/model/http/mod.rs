@@ -43,6 +43,9 @@ pub struct HttpConfig {
     /// (Anthropic's `cache_control`; OpenAI-compatible servers cache on
     /// their own).
     pub prompt_cache: PromptCache,
+    /// Tokens the model may think before it answers (Anthropic's extended
+    /// thinking); `None`: no thinking asked for.
+    pub thinking_budget: Option<u32>,
 }
 
 /// Prompt caching, where the provider needs to be asked for it.
@@ -81,6 +84,7 @@ impl HttpConfig {
             max_retries: 4,
             backoff_base: Duration::from_secs(1),
             prompt_cache: PromptCache::On,
+            thinking_budget: None,
         }
     }
 

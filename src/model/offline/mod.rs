@@ -247,7 +247,10 @@ fn calls_by_id(messages: &[Message]) -> HashMap<&str, (&str, &Value)> {
             ContentBlock::ToolUse { id, name, input } => {
                 Some((id.as_str(), (name.as_str(), input)))
             }
-            ContentBlock::Text { .. } | ContentBlock::ToolResult { .. } => None,
+            ContentBlock::Text { .. }
+            | ContentBlock::ToolResult { .. }
+            | ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. } => None,
         })
         .collect()
 }
@@ -276,7 +279,10 @@ fn answered<'a>(messages: &'a [Message], message: &'a Message) -> Vec<Answered<'
                     is_error: *is_error,
                 })
             }
-            ContentBlock::Text { .. } | ContentBlock::ToolUse { .. } => None,
+            ContentBlock::Text { .. }
+            | ContentBlock::ToolUse { .. }
+            | ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. } => None,
         })
         .collect()
 }
@@ -286,6 +292,9 @@ fn answered<'a>(messages: &'a [Message], message: &'a Message) -> Vec<Answered<'
 fn has_tool_results(message: &Message) -> bool {
     message.content.iter().any(|block| match block {
         ContentBlock::ToolResult { .. } => true,
-        ContentBlock::Text { .. } | ContentBlock::ToolUse { .. } => false,
+        ContentBlock::Text { .. }
+        | ContentBlock::ToolUse { .. }
+        | ContentBlock::Thinking { .. }
+        | ContentBlock::RedactedThinking { .. } => false,
     })
 }

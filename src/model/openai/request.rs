@@ -99,8 +99,10 @@ fn user_messages(message: &Message, out: &mut Vec<Value>) {
                 };
                 out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}));
             }
-            // A user message never holds calls; nothing to send for one.
-            ContentBlock::ToolUse { .. } => {}
+            // A user message never holds calls or reasoning; nothing to send.
+            ContentBlock::ToolUse { .. }
+            | ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. } => {}
         }
     }
     if !text.is_empty() || results == 0 {
@@ -120,7 +122,11 @@ fn assistant_message(message: &Message) -> Value {
                 "type": "function",
                 "function": {"name": name, "arguments": arguments(input)},
             })),
-            ContentBlock::Text { .. } | ContentBlock::ToolResult { .. } => None,
+            // Reasoning is not sent back: these servers refuse it or ignore it.
+            ContentBlock::Text { .. }
+            | ContentBlock::ToolResult { .. }
+            | ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. } => None,
         })
         .collect();
     let text = message.text();

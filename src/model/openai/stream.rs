@@ -39,6 +39,9 @@ struct PartialCall {
 #[derive(Debug, Default)]
 pub struct StreamParser {
     text: String,
+    /// `reasoning_content` (DeepSeek, vLLM, llama.cpp) or `reasoning`
+    /// (Ollama, OpenRouter) pieces: shown and kept, never sent back.
+    reasoning: String,
     calls: Vec<PartialCall>,
     finish_reason: Option<String>,
     usage: Option<Usage>,
@@ -126,7 +129,7 @@ impl StreamParser {
         Ok(Step::Continue)
     }
 
-    /// One `delta`: text, tool-call fragments; reasoning fields are ignored.
+    /// One `delta`: text, reasoning, tool-call fragments.
     fn delta(&mut self, delta: &Value, sink: &mut dyn StreamSink) {
         if let Some(text) = delta.get("content").and_then(Value::as_str)
             && !text.is_empty()
@@ -135,12 +138,16 @@ impl StreamParser {
             sink.text_delta(text);
             self.progress += 1;
         }
-        // Reasoning text is not kept, but it is the model working.
+        // A server sends one of the two names; the first that holds text.
         let reasoning = ["reasoning_content", "reasoning"]
             .iter()
             .filter_map(|key| delta.get(*key).and_then(Value::as_str))
-            .any(|text| !text.is_empty());
-        self.progress += u64::from(reasoning);
+            .find(|text| !text.is_empty());
+        if let Some(text) = reasoning {
+            self.reasoning.push_str(text);
+            sink.thinking_delta(text);
+            self.progress += 1;
+        }
         let fragments = delta.get("tool_calls").and_then(Value::as_array);
         for (position, fragment) in fragments.into_iter().flatten().enumerate() {
             self.fragment(fragment, position > 0);
@@ -278,6 +285,12 @@ impl StreamParser {
             },
         };
         let mut content = Vec::new();
+        if !self.reasoning.is_empty() {
+            content.push(ContentBlock::Thinking {
+                thinking: self.reasoning,
+                signature: String::new(),
+            });
+        }
         if !self.text.is_empty() {
             content.push(ContentBlock::Text { text: self.text });
         }
@@ -342,10 +355,17 @@ fn read_usage(usage: &Value) -> Usage {
             .and_then(|d| d.get("cached_tokens")),
     )
     .min(prompt);
+    let output = count(usage.get("completion_tokens"));
     Usage {
         input_tokens: prompt - cached,
-        output_tokens: count(usage.get("completion_tokens")),
+        output_tokens: output,
         cache_read_tokens: cached,
+        reasoning_tokens: count(
+            usage
+                .get("completion_tokens_details")
+                .and_then(|d| d.get("reasoning_tokens")),
+        )
+        .min(output),
         ..Usage::default()
     }
 }

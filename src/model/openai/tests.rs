@@ -91,11 +91,18 @@ fn text_goes_to_the_sink_as_it_arrives_and_usage_excludes_cached_input() {
     ]);
     let response = response.unwrap();
     assert_eq!(deltas, ["Hel", "lo"]);
+    // Reasoning is kept apart from the answer (and never sent back).
     assert_eq!(
         response.message.content,
-        [ContentBlock::Text {
-            text: "Hello".into()
-        }]
+        [
+            ContentBlock::Thinking {
+                thinking: "thinking…".into(),
+                signature: String::new()
+            },
+            ContentBlock::Text {
+                text: "Hello".into()
+            }
+        ]
     );
     assert_eq!(response.stop_reason, StopReason::EndTurn);
     assert_eq!(
@@ -105,6 +112,7 @@ fn text_goes_to_the_sink_as_it_arrives_and_usage_excludes_cached_input() {
             output_tokens: 7,
             cache_read_tokens: 60,
             cache_write_tokens: 0,
+            reasoning_tokens: 0,
             estimated: false,
         }
     );

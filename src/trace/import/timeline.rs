@@ -131,6 +131,8 @@ impl LaneBuf {
                 | EventKind::PromptContext { .. }
                 | EventKind::Resumed { .. }
                 | EventKind::Compacted { .. }
+                | EventKind::ThinkingDelta { .. }
+                | EventKind::Thinking { .. }
                 | EventKind::TextDelta { .. }
                 | EventKind::ApprovalRequested { .. }
                 | EventKind::PermissionDecision { .. }

@@ -173,7 +173,12 @@ impl State {
             | EventKind::SubagentStart { .. }
             | EventKind::PromptContext { .. }
             | EventKind::Compacted { .. }
+            | EventKind::ThinkingDelta { .. }
             | EventKind::Resumed { .. } => {}
+            EventKind::Thinking { text, .. } if !text.trim().is_empty() => child
+                .transcript
+                .push(TranscriptItem::Thinking(text.trim().into())),
+            EventKind::Thinking { .. } => {}
         }
     }
 

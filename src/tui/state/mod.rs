@@ -167,6 +167,8 @@ impl State {
             EventKind::Error { message } => self.last_error = Some(message.clone()),
             EventKind::UserMessage { .. }
             | EventKind::PromptContext { .. }
+            | EventKind::ThinkingDelta { .. }
+            | EventKind::Thinking { .. }
             | EventKind::Resumed { .. }
             | EventKind::Compacted { .. }
             | EventKind::ModelRequest { .. }
@@ -195,6 +197,10 @@ impl State {
                 self.main.model.clone_from(model);
             }
             EventKind::TextDelta { text } => self.stream_text(text),
+            EventKind::ThinkingDelta { text } => self.stream_thinking(text),
+            EventKind::Thinking { text, redacted, .. } => {
+                self.finish_thinking(text, redacted.is_some())
+            }
             EventKind::AssistantMessage { text, usage, .. } => {
                 self.main.tokens += usage.total();
                 self.main.usage.add(usage);
@@ -347,6 +353,67 @@ impl State {
         self.push(EntryKind::Notice { level, text });
     }
 
+    fn stream_thinking(&mut self, delta: &str) {
+        let rev = self.next_rev();
+        if let Some(Entry {
+            rev: entry_rev,
+            kind:
+                EntryKind::Thinking {
+                    text,
+                    streaming: true,
+                },
+        }) = self.entries.last_mut()
+        {
+            Arc::make_mut(text).push_str(delta);
+            *entry_rev = rev;
+            return;
+        }
+        self.entries.push(Entry {
+            rev,
+            kind: EntryKind::Thinking {
+                text: Arc::new(delta.to_string()),
+                streaming: true,
+            },
+        });
+    }
+
+    /// The whole block ends what streamed of it (a trace without the
+    /// deltas shows it whole at once).
+    fn finish_thinking(&mut self, whole: &str, redacted: bool) {
+        let text = match redacted {
+            true => "(the provider keeps this reasoning encrypted)".to_string(),
+            false => whole.to_string(),
+        };
+        let rev = self.next_rev();
+        let streaming = self.entries.iter().rposition(|e| {
+            matches!(
+                e.kind,
+                EntryKind::Thinking {
+                    streaming: true,
+                    ..
+                }
+            )
+        });
+        match streaming {
+            Some(i) => {
+                self.entries[i] = Entry {
+                    rev,
+                    kind: EntryKind::Thinking {
+                        text: Arc::new(text),
+                        streaming: false,
+                    },
+                }
+            }
+            None => self.entries.push(Entry {
+                rev,
+                kind: EntryKind::Thinking {
+                    text: Arc::new(text),
+                    streaming: false,
+                },
+            }),
+        }
+    }
+
     fn stream_text(&mut self, delta: &str) {
         let rev = self.next_rev();
         if let Some(Entry {
@@ -467,7 +534,10 @@ impl State {
                     t.summary = Some(envelope_text(content));
                 }
             }
-            EntryKind::User(_) | EntryKind::Assistant { .. } | EntryKind::Notice { .. } => {}
+            EntryKind::User(_)
+            | EntryKind::Assistant { .. }
+            | EntryKind::Thinking { .. }
+            | EntryKind::Notice { .. } => {}
         });
     }
 

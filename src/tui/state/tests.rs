@@ -80,6 +80,7 @@ async fn a_parent_turn_becomes_user_text_and_tool_cells() {
             EntryKind::Assistant { .. } => "assistant",
             EntryKind::Tool(_) => "tool",
             EntryKind::Task(_) => "task",
+            EntryKind::Thinking { .. } => "thinking",
             EntryKind::Notice { .. } => "notice",
         })
         .collect();

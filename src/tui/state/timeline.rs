@@ -48,6 +48,8 @@ impl Mark {
             EventKind::SubagentStart { .. } | EventKind::SubagentEnd { .. } => Mark::Boundary,
             EventKind::Resumed { .. } | EventKind::Compacted { .. } => Mark::Boundary,
             EventKind::UserMessage { .. }
+            | EventKind::ThinkingDelta { .. }
+            | EventKind::Thinking { .. }
             | EventKind::PromptContext { .. }
             | EventKind::ModelRequest { .. }
             | EventKind::TextDelta { .. }
@@ -106,6 +108,8 @@ fn timeline_detail(kind: &EventKind) -> String {
     match kind {
         EventKind::UserMessage { text }
         | EventKind::PromptContext { text }
+        | EventKind::ThinkingDelta { text }
+        | EventKind::Thinking { text, .. }
         | EventKind::TextDelta { text }
         | EventKind::HookContinue { text } => short(text),
         EventKind::Resumed { at, messages } => {

@@ -62,6 +62,11 @@ pub enum EntryKind {
     },
     Tool(ToolCell),
     Task(TaskCell),
+    /// The model's reasoning before an answer: shown dimmed and folded.
+    Thinking {
+        text: Arc<String>,
+        streaming: bool,
+    },
     Notice {
         level: NoticeLevel,
         text: String,
@@ -114,6 +119,8 @@ pub enum TranscriptItem {
         is_error: bool,
     },
     Note(String),
+    /// The child's reasoning before an answer: folded unless shown.
+    Thinking(Arc<str>),
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -46,7 +46,10 @@ pub(super) fn is_live(kind: &EntryKind) -> bool {
     match kind {
         EntryKind::Tool(cell) => cell.status == CallStatus::Running,
         EntryKind::Task(task) => task.status == CallStatus::Running,
-        EntryKind::User(_) | EntryKind::Assistant { .. } | EntryKind::Notice { .. } => false,
+        EntryKind::User(_)
+        | EntryKind::Assistant { .. }
+        | EntryKind::Thinking { .. }
+        | EntryKind::Notice { .. } => false,
     }
 }
 
@@ -55,7 +58,10 @@ pub(super) fn call_id(kind: &EntryKind) -> Option<&str> {
     match kind {
         EntryKind::Tool(cell) => Some(&cell.call_id),
         EntryKind::Task(task) => Some(&task.call_id),
-        EntryKind::User(_) | EntryKind::Assistant { .. } | EntryKind::Notice { .. } => None,
+        EntryKind::User(_)
+        | EntryKind::Assistant { .. }
+        | EntryKind::Thinking { .. }
+        | EntryKind::Notice { .. } => None,
     }
 }
 
@@ -86,6 +92,10 @@ pub(super) fn estimate_height(
             1 + lines.min(cap) + usize::from(lines > cap)
         }
         EntryKind::Task(task) => 1 + task.summary.as_ref().map_or(0, |_| 1),
+        EntryKind::Thinking { text: t, .. } if expanded => {
+            text::estimate_rows(t, width.saturating_sub(AGENT_INDENT.len()))
+        }
+        EntryKind::Thinking { .. } => 1,
         EntryKind::Notice { text: t, .. } => text::estimate_rows(t, width.saturating_sub(9)),
     }
 }
@@ -97,8 +107,35 @@ pub(super) fn layout(kind: &EntryKind, cx: &CellContext<'_>) -> Vec<Line<'static
         EntryKind::Assistant { text: t, streaming } => assistant(t, *streaming, cx),
         EntryKind::Tool(cell) => tool(cell, cx),
         EntryKind::Task(task) => task_cell(task, cx),
+        EntryKind::Thinking { text: t, streaming } => thinking(t, *streaming, cx),
         EntryKind::Notice { level, text: t } => notice(*level, t, cx),
     }
+}
+
+/// The model's reasoning, dimmed: folded to one line (how long it is, or
+/// while it streams its latest words), or whole once `r` shows it.
+fn thinking(t: &str, streaming: bool, cx: &CellContext<'_>) -> Vec<Line<'static>> {
+    let style = cx.theme.dim();
+    let inner = cx.width.saturating_sub(AGENT_INDENT.len()).max(1);
+    let label = vec![Span::styled("✻", style), Span::raw(&AGENT_INDENT[1..])];
+    if cx.expanded {
+        let body = wrap(t.trim(), inner, style);
+        return indent(body, label, AGENT_INDENT);
+    }
+    let lines = t.trim().lines().count();
+    let folded = match streaming {
+        true => {
+            let latest = t.trim_end().lines().last().unwrap_or_default();
+            format!("thinking… {}", latest.trim())
+        }
+        false => format!(
+            "thought for {} · r shows it",
+            crate::text::count(lines as u64, "line")
+        ),
+    };
+    let mut spans = label;
+    spans.push(Span::styled(cut(&folded, inner), style));
+    vec![Line::from(spans)]
 }
 
 fn user(t: &str, cx: &CellContext<'_>) -> Vec<Line<'static>> {

@@ -140,6 +140,9 @@ impl ConversationCache {
 }
 
 fn is_expanded(entry: &Entry, ui: &Ui) -> bool {
+    if matches!(entry.kind, crate::tui::state::EntryKind::Thinking { .. }) {
+        return ui.thinking;
+    }
     !ui.expanded.is_empty()
         && cells::call_id(&entry.kind).is_some_and(|id| ui.expanded.contains(id))
 }

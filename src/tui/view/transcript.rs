@@ -19,7 +19,7 @@ use crate::tui::ui::Ui;
 /// The rows of the transcript shown last, and what they were built from.
 #[derive(Default)]
 pub(super) struct TranscriptCache {
-    key: Option<(AgentId, usize, usize)>,
+    key: Option<(AgentId, usize, usize, bool)>,
     lines: Vec<Line<'static>>,
 }
 
@@ -66,10 +66,10 @@ pub(super) fn render(
         return;
     }
     let width = inner.width as usize;
-    let key = (id, child.transcript.len(), width);
+    let key = (id, child.transcript.len(), width, ui.thinking);
     let cached = &mut cache.transcript;
     if cached.key != Some(key) {
-        cached.lines = lines(child, width, theme);
+        cached.lines = lines(child, width, ui.thinking, theme);
         cached.key = Some(key);
     }
     let stream: Vec<Line<'static>> = if child.streaming.is_empty() {
@@ -124,7 +124,7 @@ fn title(child: &Child, width: usize, theme: &Theme) -> Line<'static> {
 }
 
 /// All rows of a transcript.
-fn lines(child: &Child, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+fn lines(child: &Child, width: usize, thinking: bool, theme: &Theme) -> Vec<Line<'static>> {
     let body = width.saturating_sub(2).max(1);
     let mut out = Vec::new();
     for item in &child.transcript {
@@ -184,6 +184,19 @@ fn lines(child: &Child, width: usize, theme: &Theme) -> Vec<Line<'static>> {
                 ));
                 out.push(Line::default());
             }
+            // Dimmed, and folded to a line unless `r` shows it.
+            TranscriptItem::Thinking(text) if thinking => out.extend(indent(
+                wrap(text, body, theme.dim()),
+                vec![Span::styled("✻ ", theme.dim())],
+                "  ",
+            )),
+            TranscriptItem::Thinking(text) => out.push(Line::from(Span::styled(
+                format!(
+                    "✻ thought for {} · r shows it",
+                    crate::text::count(text.lines().count() as u64, "line")
+                ),
+                theme.dim(),
+            ))),
             TranscriptItem::Note(text) => {
                 let style = if text.starts_with("error") {
                     theme.error()

@@ -46,6 +46,7 @@ pub(super) fn usage_of(usage: Option<&Value>) -> Option<Usage> {
         output_tokens: u64_at(u, "output_tokens").unwrap_or(0),
         cache_read_tokens: u64_at(u, "cache_read_input_tokens").unwrap_or(0),
         cache_write_tokens: u64_at(u, "cache_creation_input_tokens").unwrap_or(0),
+        reasoning_tokens: 0,
         estimated: false,
     })
 }
@@ -61,6 +62,7 @@ pub(super) fn usage_growth(now: &Usage, counted: &Usage) -> Usage {
         cache_write_tokens: now
             .cache_write_tokens
             .saturating_sub(counted.cache_write_tokens),
+        reasoning_tokens: 0,
         estimated: false,
     }
 }

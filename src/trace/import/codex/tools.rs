@@ -359,6 +359,7 @@ impl Counts {
             output_tokens: self.output,
             cache_read_tokens: self.cached.min(self.input),
             cache_write_tokens: 0,
+            reasoning_tokens: 0,
             estimated: false,
         }
     }

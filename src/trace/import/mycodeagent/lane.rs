@@ -401,6 +401,7 @@ pub(super) fn usage_of(usage: Option<&Value>) -> Usage {
             .unwrap_or(0),
         cache_read_tokens: cached,
         cache_write_tokens: u64_at(u, "cache_creation_input_tokens").unwrap_or(0),
+        reasoning_tokens: 0,
         estimated: false,
     }
 }

@@ -33,6 +33,7 @@ fn lines_sharing_a_message_id_are_one_message() {
         output_tokens: 214,
         cache_read_tokens: 12000,
         cache_write_tokens: 900,
+        reasoning_tokens: 0,
         estimated: false,
     };
     assert_eq!(

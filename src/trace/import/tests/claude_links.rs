@@ -135,6 +135,7 @@ fn a_message_continued_after_its_first_result_counts_its_last_usage_once() {
                 output_tokens: 8_700,
                 cache_read_tokens: 21_000,
                 cache_write_tokens: 9_800,
+                reasoning_tokens: 0,
                 estimated: false,
             }
         )

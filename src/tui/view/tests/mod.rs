@@ -669,6 +669,7 @@ fn budgets_show_cost_and_the_cached_share() {
         output_tokens: 200,
         cache_read_tokens: 8_000,
         cache_write_tokens: 1_000,
+        reasoning_tokens: 0,
         estimated: false,
     };
     let mut s = Script::default();
@@ -728,4 +729,90 @@ fn compaction_marks_the_boundary() {
     let state = s.state(700);
     let buf = draw(&state, &mut Ui::new(), 110, 16, &color());
     assert_snapshot!("compaction_boundary", text(&buf));
+}
+
+/// The model's thinking is dimmed and folded to a line while it streams and
+/// after; `t` shows it whole.
+#[test]
+fn thinking_is_folded_until_shown() {
+    let mut s = Script::default();
+    s.user(0, MAIN, "Why does the build fail?")
+        .request(50, MAIN, 1)
+        .push(
+            100,
+            MAIN,
+            EventKind::ThinkingDelta {
+                text: "The error names a missing feature.\n".into(),
+            },
+        )
+        .push(
+            150,
+            MAIN,
+            EventKind::ThinkingDelta {
+                text: "Check Cargo.toml for it.".into(),
+            },
+        );
+    let streaming = s.state(200);
+    let shown = text(&draw(&streaming, &mut Ui::new(), 100, 16, &color()));
+    assert!(
+        shown.contains("✻      thinking… Check Cargo.toml for it."),
+        "{shown}"
+    );
+    s.push(
+        300,
+        MAIN,
+        EventKind::Thinking {
+            text: "The error names a missing feature.\nCheck Cargo.toml for it.".into(),
+            signature: "sig".into(),
+            redacted: None,
+        },
+    )
+    .say(400, MAIN, "The `tls` feature is off.", 0, usage(900, 40));
+    let state = s.state(500);
+    let mut ui = Ui::new();
+    let buf = draw(&state, &mut ui, 100, 16, &color());
+    assert_snapshot!("thinking_folded", text(&buf));
+    let dim = color().dim();
+    let cell = &buf[find(&buf, "thought for 2 lines").unwrap()];
+    assert_eq!(
+        (cell.fg, cell.modifier),
+        (dim.fg.unwrap_or(Color::Reset), dim.add_modifier)
+    );
+    ui.thinking = true;
+    assert_snapshot!(
+        "thinking_shown",
+        text(&draw(&state, &mut ui, 100, 16, &color()))
+    );
+}
+
+/// A child's reasoning in its transcript is folded the same way, and `r`
+/// shows it there too.
+#[test]
+fn a_childs_thinking_is_folded_in_its_transcript() {
+    let mut s = Script::default();
+    s.user(0, MAIN, "Look.")
+        .call(10, MAIN, "t1", "task", task_input("look", "general"))
+        .start(20, 1, "t1", "general", "look")
+        .push(
+            30,
+            sub(1),
+            EventKind::Thinking {
+                text: "First grep for login.\nThen read the hit.".into(),
+                signature: String::new(),
+                redacted: None,
+            },
+        )
+        .say(40, sub(1), "Found it.", 0, usage(100, 10));
+    let state = s.state(50);
+    let mut ui = Ui::new();
+    ui.overlay = Some(Overlay::Transcript(sub(1)));
+    let folded = text(&draw(&state, &mut ui, 100, 24, &color()));
+    assert!(
+        folded.contains("✻ thought for 2 lines · r shows it"),
+        "{folded}"
+    );
+    assert!(!folded.contains("First grep"), "{folded}");
+    ui.thinking = true;
+    let shown = text(&draw(&state, &mut ui, 100, 24, &color()));
+    assert!(shown.contains("✻ First grep for login."), "{shown}");
 }
