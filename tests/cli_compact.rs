@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::anthropic_sse::{results_of, text_turn, tool_turn};
+use common::anthropic_sse::{last_text, results_of, text_turn, tool_turn, without_breakpoints};
 use common::stream_server::{RecordedRequest, Reply, StreamServer};
 use common::{Sandbox, stdout, trace_events};
 use serde_json::Value;
@@ -19,20 +19,10 @@ fn first_text(body: &Value) -> String {
         .to_string()
 }
 
-fn last_text(body: &Value) -> String {
-    let last = body["messages"].as_array().unwrap().last().unwrap();
-    last["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["type"] == "text")
-        .and_then(|b| b["text"].as_str())
-        .unwrap_or_default()
-        .to_string()
-}
-
 fn is_compaction(body: &Value) -> bool {
-    last_text(body).starts_with("Your context is nearly full")
+    last_text(body)
+        .unwrap_or_default()
+        .starts_with("Your context is nearly full")
 }
 
 /// Reads big.txt until four results are in, then answers; a compaction
@@ -42,7 +32,7 @@ fn server() -> StreamServer {
         let body = request.json();
         let stream = if is_compaction(&body) {
             text_turn(100, SUMMARY)
-        } else if last_text(&body) == "and the next question" {
+        } else if last_text(&body).unwrap_or_default() == "and the next question" {
             text_turn(100, "Next answer.")
         } else if first_text(&body).starts_with("This conversation was compacted") {
             text_turn(100, "All done.")
@@ -55,21 +45,6 @@ fn server() -> StreamServer {
         };
         Reply::sse_per_event(&stream, std::time::Duration::ZERO)
     })
-}
-
-fn without_breakpoints(mut body: Value) -> Value {
-    fn strip(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                map.remove("cache_control");
-                map.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut body);
-    body
 }
 
 #[test]
@@ -137,7 +112,10 @@ fn a_filling_history_is_summarised_and_a_resume_rebuilds_the_summary() {
     let mut prefix = resumed.clone();
     prefix["messages"] = Value::Array(sent[..3].to_vec());
     assert_eq!(prefix, last_before);
-    assert_eq!(last_text(&resumed), "and the next question");
+    assert_eq!(
+        last_text(&resumed).unwrap_or_default(),
+        "and the next question"
+    );
 
     let replay = stdout(&sb.run(&["replay", "--print", trace.to_str().unwrap()]));
     assert!(replay.contains("── compacted: about"), "{replay}");

@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::anthropic_sse::{results_of, text_turn, tool_names, tool_turn};
+use common::anthropic_sse::{
+    last_text, results_of, text_turn, tool_names, tool_turn, without_breakpoints,
+};
 use common::stream_server::{RecordedRequest, Reply, StreamServer};
 use common::{Sandbox, stderr, stdout, trace_events};
 use serde_json::{Value, json};
@@ -17,7 +19,7 @@ fn server() -> StreamServer {
         let body = request.json();
         let stream = if !tool_names(&body).iter().any(|t| t == "task") {
             text_turn(300, "The child found the notes.")
-        } else if last_user_text(&body).as_deref() == Some("and now the second question") {
+        } else if last_text(&body).as_deref() == Some("and now the second question") {
             text_turn(900, "Second answer.")
         } else {
             match results_of(&body).len() {
@@ -39,32 +41,6 @@ fn server() -> StreamServer {
         };
         Reply::sse_per_event(&stream, std::time::Duration::ZERO)
     })
-}
-
-fn last_user_text(body: &Value) -> Option<String> {
-    let last = body["messages"].as_array()?.last()?;
-    last["content"]
-        .as_array()?
-        .iter()
-        .find(|b| b["type"] == "text")
-        .and_then(|b| b["text"].as_str())
-        .map(String::from)
-}
-
-/// A request body without its `cache_control` marks.
-fn without_breakpoints(mut body: Value) -> Value {
-    fn strip(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                map.remove("cache_control");
-                map.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut body);
-    body
 }
 
 fn parent_requests(server: &StreamServer) -> Vec<RecordedRequest> {
@@ -128,7 +104,7 @@ fn a_continued_session_sends_what_it_sent_before_and_appends_to_the_same_trace()
         json!({"role": "assistant", "content": [{"type": "text", "text": "All done."}]})
     );
     assert_eq!(
-        last_user_text(&resumed).as_deref(),
+        last_text(&resumed).as_deref(),
         Some("and now the second question")
     );
     // The denied call's refusal and the child's summary went back as before.

@@ -6,7 +6,7 @@
 mod common;
 
 use common::anthropic_sse::{
-    block_stop, message_end, message_start, results_of, text_turn, tool_block,
+    block_stop, message_end, message_start, results_of, text_turn, tool_block, without_breakpoints,
 };
 use common::stream_server::{Reply, StreamServer, sse_data, sse_event};
 use common::{Sandbox, stderr, stdout, trace_events};
@@ -47,21 +47,6 @@ fn thinking_turn() -> String {
     out += &block_stop(1);
     out += &tool_block(2, "toolu_1", "read_file", &[r#"{"path":"notes.txt"}"#]);
     out + &message_end("tool_use", 80)
-}
-
-fn without_breakpoints(mut body: Value) -> Value {
-    fn strip(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                map.remove("cache_control");
-                map.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut body);
-    body
 }
 
 #[test]

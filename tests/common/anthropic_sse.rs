@@ -144,3 +144,32 @@ pub fn calls_in_turn(calls: Vec<(&'static str, Value)>) -> StreamServer {
         Reply::sse_per_event(&stream, std::time::Duration::ZERO)
     })
 }
+
+/// A request body without its `cache_control` marks: they move with the end
+/// of the conversation, so two requests that send the same history differ
+/// only in them.
+pub fn without_breakpoints(mut body: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.remove("cache_control");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+        }
+    }
+    strip(&mut body);
+    body
+}
+
+/// The text of the request's last message, if it has any.
+pub fn last_text(body: &Value) -> Option<String> {
+    let last = body["messages"].as_array()?.last()?;
+    last["content"]
+        .as_array()?
+        .iter()
+        .find(|b| b["type"] == "text")
+        .and_then(|b| b["text"].as_str())
+        .map(String::from)
+}

@@ -197,7 +197,7 @@ impl State {
                 self.main.model.clone_from(model);
             }
             EventKind::TextDelta { text } => self.stream_text(text),
-            EventKind::ThinkingDelta { text } => self.stream_thinking(text),
+            EventKind::ThinkingDelta { text } => self.stream(Streamed::Thinking, text),
             EventKind::Thinking { text, redacted, .. } => {
                 self.finish_thinking(text, redacted.is_some())
             }
@@ -353,28 +353,23 @@ impl State {
         self.push(EntryKind::Notice { level, text });
     }
 
-    fn stream_thinking(&mut self, delta: &str) {
+    /// Appends a streamed piece to the answer or reasoning that streams, or
+    /// starts one.
+    fn stream(&mut self, into: Streamed, delta: &str) {
         let rev = self.next_rev();
-        if let Some(Entry {
-            rev: entry_rev,
-            kind:
-                EntryKind::Thinking {
-                    text,
-                    streaming: true,
-                },
-        }) = self.entries.last_mut()
+        if let Some(entry) = self.entries.last_mut()
+            && let Some(text) = into.open_text(&mut entry.kind)
         {
             Arc::make_mut(text).push_str(delta);
-            *entry_rev = rev;
+            entry.rev = rev;
             return;
         }
-        self.entries.push(Entry {
-            rev,
-            kind: EntryKind::Thinking {
-                text: Arc::new(delta.to_string()),
-                streaming: true,
-            },
-        });
+        let kind = into.entry(Arc::new(delta.to_string()), true);
+        self.entries.push(Entry { rev, kind });
+    }
+
+    fn stream_text(&mut self, delta: &str) {
+        self.stream(Streamed::Answer, delta);
     }
 
     /// The whole block ends what streamed of it (a trace without the
@@ -384,58 +379,18 @@ impl State {
             true => "(the provider keeps this reasoning encrypted)".to_string(),
             false => whole.to_string(),
         };
-        let rev = self.next_rev();
-        let streaming = self.entries.iter().rposition(|e| {
-            matches!(
-                e.kind,
-                EntryKind::Thinking {
-                    streaming: true,
-                    ..
-                }
-            )
-        });
+        let entry = Entry {
+            rev: self.next_rev(),
+            kind: Streamed::Thinking.entry(Arc::new(text), false),
+        };
+        let streaming = self
+            .entries
+            .iter_mut()
+            .rposition(|e| Streamed::Thinking.open_text(&mut e.kind).is_some());
         match streaming {
-            Some(i) => {
-                self.entries[i] = Entry {
-                    rev,
-                    kind: EntryKind::Thinking {
-                        text: Arc::new(text),
-                        streaming: false,
-                    },
-                }
-            }
-            None => self.entries.push(Entry {
-                rev,
-                kind: EntryKind::Thinking {
-                    text: Arc::new(text),
-                    streaming: false,
-                },
-            }),
+            Some(i) => self.entries[i] = entry,
+            None => self.entries.push(entry),
         }
-    }
-
-    fn stream_text(&mut self, delta: &str) {
-        let rev = self.next_rev();
-        if let Some(Entry {
-            rev: entry_rev,
-            kind:
-                EntryKind::Assistant {
-                    text,
-                    streaming: true,
-                },
-        }) = self.entries.last_mut()
-        {
-            Arc::make_mut(text).push_str(delta);
-            *entry_rev = rev;
-            return;
-        }
-        self.entries.push(Entry {
-            rev,
-            kind: EntryKind::Assistant {
-                text: Arc::new(delta.to_string()),
-                streaming: true,
-            },
-        });
     }
 
     /// Ends the streaming message; a complete message that never streamed (a
@@ -588,6 +543,43 @@ fn first_line(text: &str) -> String {
         out.push_str(&format!(" (+{})", count(extra as u64, "line")));
     }
     out
+}
+
+/// What a stream of deltas builds: the answer, or the reasoning before it.
+#[derive(Debug, Clone, Copy)]
+enum Streamed {
+    Answer,
+    Thinking,
+}
+
+impl Streamed {
+    /// The text of `kind` if it is this sort of entry and still streams.
+    fn open_text(self, kind: &mut EntryKind) -> Option<&mut Arc<String>> {
+        match (self, kind) {
+            (
+                Streamed::Answer,
+                EntryKind::Assistant {
+                    text,
+                    streaming: true,
+                },
+            )
+            | (
+                Streamed::Thinking,
+                EntryKind::Thinking {
+                    text,
+                    streaming: true,
+                },
+            ) => Some(text),
+            (Streamed::Answer | Streamed::Thinking, _) => None,
+        }
+    }
+
+    fn entry(self, text: Arc<String>, streaming: bool) -> EntryKind {
+        match self {
+            Streamed::Answer => EntryKind::Assistant { text, streaming },
+            Streamed::Thinking => EntryKind::Thinking { text, streaming },
+        }
+    }
 }
 
 #[cfg(test)]
