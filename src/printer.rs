@@ -208,6 +208,13 @@ impl TextPrinter {
                 self.line(out, "✻ thinking…");
             }
             EventKind::AssistantMessage { .. } => self.thinking = false,
+            EventKind::ModelChanged { slot, model } => {
+                let which = match slot {
+                    crate::event::ModelSlot::Main => "model",
+                    crate::event::ModelSlot::Light => "light model",
+                };
+                self.line(out, &format!("{which}: {model} from now on"));
+            }
             EventKind::ModelRequest { .. }
             | EventKind::ThinkingDelta { .. }
             | EventKind::Thinking { .. }
@@ -281,6 +288,7 @@ impl TextPrinter {
             | EventKind::Compacted { .. }
             | EventKind::ThinkingDelta { .. }
             | EventKind::Thinking { .. }
+            | EventKind::ModelChanged { .. }
             | EventKind::ModelRequest { .. }
             | EventKind::TextDelta { .. }
             | EventKind::AssistantMessage { .. }

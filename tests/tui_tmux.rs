@@ -205,3 +205,53 @@ fn a_continued_session_shows_its_conversation_and_says_how_to_resume() {
         .count();
     assert_eq!(seams, 2);
 }
+
+/// Slash commands in a real terminal: `/` lists them, Tab completes, a typo
+/// is said and never sent, `/model` switches the model for the next turn.
+#[test]
+fn slash_commands_list_complete_and_never_reach_the_model() {
+    let sb = Sandbox::new();
+    let script = sb.script(serde_json::json!({"agents": {"main": [
+        {"text": "First answer.", "usage": {"input_tokens": 10, "output_tokens": 2}}
+    ]}}));
+    let tmux = Tmux::shell(&sb, 100, 30);
+    tmux.command(&format!(
+        "brood --provider scripted --script {}; echo \"brood-exit=$?\"",
+        script.display()
+    ));
+    tmux.wait_for("ask brood", Duration::from_secs(20));
+    tmux.type_text("/");
+    let list = tmux.wait_for("Tab completes", Duration::from_secs(5));
+    assert!(
+        list.contains("/compact") && list.contains("/model [light] NAME"),
+        "{list}"
+    );
+    tmux.type_text("mo");
+    tmux.keys(&["Tab"]);
+    tmux.type_text("house-model-2");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("model: house-model-2 from now on", Duration::from_secs(5));
+    tmux.type_text("/halp");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("unknown command /halp", Duration::from_secs(5));
+    // The typo is still there to fix.
+    tmux.keys(&["BSpace", "BSpace", "BSpace", "BSpace", "BSpace"]);
+    tmux.type_text("hello");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("First answer.", Duration::from_secs(10));
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("brood-exit=0", Duration::from_secs(10));
+    let trace = sb.traces().remove(0);
+    let events = common::trace_events(&trace);
+    let prompts: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "user_message")
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert_eq!(prompts, ["hello"], "a command reached the model");
+    let request = events
+        .iter()
+        .find(|e| e["type"] == "model_request")
+        .unwrap();
+    assert_eq!(request["model"], "house-model-2");
+}

@@ -147,6 +147,8 @@ pub struct Launcher {
     /// The session's MCP servers, once started: a child gets the tools of
     /// the servers its profile lists.
     mcp: std::sync::OnceLock<Arc<crate::mcp::McpHub>>,
+    /// The light model `/model light NAME` chose, over the configured one.
+    light_choice: std::sync::Mutex<Option<String>>,
 }
 
 impl Launcher {
@@ -154,6 +156,11 @@ impl Launcher {
     /// children must not take the ids of those in its trace.
     pub fn number_after(&self, last: u32) {
         self.next_child.fetch_max(last, Ordering::Relaxed);
+    }
+
+    /// The light model for the children started from now on.
+    pub fn set_light_model(&self, name: String) {
+        *self.light_choice.lock().unwrap_or_else(|e| e.into_inner()) = Some(name);
     }
 
     /// The session's started MCP servers, for the children from now on.
@@ -174,6 +181,7 @@ impl Launcher {
             next_child: AtomicU32::new(0),
             slots,
             mcp: std::sync::OnceLock::new(),
+            light_choice: std::sync::Mutex::new(None),
         }
     }
 
@@ -210,10 +218,16 @@ impl Launcher {
             _ = cancel.cancelled() => return Err(LaunchError::Interrupted),
             slot = self.slots.acquire() => slot.map_err(|_| LaunchError::Interrupted)?,
         };
-        let (model, model_name) = self
-            .parts
-            .models
-            .resolve(request.model.unwrap_or(profile.model));
+        let mut models = self.parts.models.clone();
+        if let Some(light) = self
+            .light_choice
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            models.light_name = Some(light);
+        }
+        let (model, model_name) = models.resolve(request.model.unwrap_or(profile.model));
         let bus = &self.parts.bus;
         bus.publish(
             child,

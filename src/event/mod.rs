@@ -334,6 +334,8 @@ pub enum EventKind {
     },
     /// The user interrupted the run.
     Interrupted {},
+    /// `/model` chose another model for the next turns.
+    ModelChanged { slot: ModelSlot, model: String },
     /// A child agent started (published under the child's id).
     SubagentStart {
         /// The agent whose `task` call started it.
@@ -394,6 +396,7 @@ impl EventKind {
             EventKind::Error { .. } => "error",
             EventKind::Retry { .. } => "retry",
             EventKind::Interrupted {} => "interrupted",
+            EventKind::ModelChanged { .. } => "model_changed",
             EventKind::SubagentStart { .. } => "subagent_start",
             EventKind::SubagentEnd { .. } => "subagent_end",
         }
@@ -459,6 +462,7 @@ impl EventKind {
             EventKind::ModelRequest { .. }
             | EventKind::Resumed { .. }
             | EventKind::TurnEnd { .. }
+            | EventKind::ModelChanged { .. }
             | EventKind::Interrupted {} => {}
         }
     }
@@ -481,6 +485,14 @@ pub struct Event {
     pub agent: AgentId,
     #[serde(flatten)]
     pub kind: EventKind,
+}
+
+/// Which of a session's two models a `/model` changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelSlot {
+    Main,
+    Light,
 }
 
 /// How the user answered an approval dialog.
@@ -506,6 +518,9 @@ pub enum Op {
     /// Compact the parent's history now (`/compact`), or after the turn
     /// that runs.
     Compact,
+    /// Use this main model (or, with `light`, this light model) for the
+    /// next turns (`/model`).
+    SetModel { slot: ModelSlot, name: String },
     /// End the session.
     Quit,
     /// End the session because brood was told to stop (SIGTERM, SIGHUP): the

@@ -363,6 +363,17 @@ impl Session {
         outcome
     }
 
+    /// Uses `name` for the next turns: the parent's model, or the light one
+    /// the children take.
+    pub fn set_model(&mut self, slot: crate::event::ModelSlot, name: String) {
+        match slot {
+            crate::event::ModelSlot::Main => self.parent.model_name = name.clone(),
+            crate::event::ModelSlot::Light => self.launcher.set_light_model(name.clone()),
+        }
+        self.bus
+            .publish(AgentId::Main, EventKind::ModelChanged { slot, model: name });
+    }
+
     /// Compacts the parent's history now (`/compact`); a failure is said
     /// as an error event, and the history stays as it was.
     pub async fn compact(&mut self, cancel: &CancellationToken) {

@@ -266,6 +266,7 @@ pub fn rebuild(events: &[Event]) -> Vec<Message> {
             | EventKind::Resumed { .. }
             | EventKind::TextDelta { .. }
             | EventKind::ThinkingDelta { .. }
+            | EventKind::ModelChanged { .. }
             | EventKind::ToolCall { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::PermissionDecision { .. }

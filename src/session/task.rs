@@ -60,6 +60,7 @@ pub async fn drive(
             None => match next_idle_op(&mut ops, &answer, ending).await {
                 Idle::Message(text) => Queued::Message(text),
                 Idle::Compact => Queued::Compact,
+                Idle::SetModel(slot, name) => Queued::SetModel(slot, name),
                 Idle::Quit => break,
                 Idle::Terminate => {
                     session.mark_interrupted();
@@ -71,6 +72,10 @@ pub async fn drive(
             Queued::Message(text) => text,
             Queued::Compact => {
                 session.compact(&shutdown.child_token()).await;
+                continue;
+            }
+            Queued::SetModel(slot, name) => {
+                session.set_model(slot, name);
                 continue;
             }
         };
@@ -86,6 +91,10 @@ pub async fn drive(
                     op = ops.recv(), if !quit => match op {
                         Some(Op::UserMessage(text)) => pending.push_back(Queued::Message(text)),
                         Some(Op::Compact) => pending.push_back(Queued::Compact),
+                        // The turn that runs keeps its model; the next takes this.
+                        Some(Op::SetModel { slot, name }) => {
+                            pending.push_back(Queued::SetModel(slot, name))
+                        }
                         Some(Op::Approval { id, answer: given }) => answer(id, given),
                         Some(Op::Interrupt) => turn.cancel(),
                         Some(Op::Quit) => {
@@ -124,12 +133,14 @@ pub async fn drive(
 enum Queued {
     Message(String),
     Compact,
+    SetModel(crate::event::ModelSlot, String),
 }
 
 /// What ends a wait while no turn runs.
 enum Idle {
     Message(String),
     Compact,
+    SetModel(crate::event::ModelSlot, String),
     Quit,
     Terminate,
 }
@@ -152,6 +163,7 @@ async fn next_idle_op(
         match op {
             Op::UserMessage(text) => return Idle::Message(text),
             Op::Compact => return Idle::Compact,
+            Op::SetModel { slot, name } => return Idle::SetModel(slot, name),
             Op::Approval { id, answer: given } => answer(id, given),
             Op::Interrupt => {}
             Op::Quit => return Idle::Quit,

@@ -383,6 +383,12 @@ impl App {
             self.ui.flash = None;
             self.ui.last_interrupt = None;
         }
+        if let Some(until) = self.ui.flash_until
+            && std::time::Instant::now() >= until
+        {
+            self.ui.flash = None;
+            self.ui.flash_until = None;
+        }
     }
 
     fn draw(&mut self, guard: &mut terminal::TerminalGuard) -> Result<(), TerminalError> {

@@ -2,6 +2,8 @@
 //! the keyboard state, so every binding is tested without a terminal; it returns
 //! what the app must do (send an `Op`, quit) and changes only `Ui`.
 
+use super::slash::{self, Parsed, SlashCommand};
+use crate::event::ModelSlot;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{
@@ -114,6 +116,15 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
             ui.overlay_scroll.to_top();
         }
         Command::Close => ui.overlay = None,
+        // Tab completes a command being typed.
+        Command::FocusNext
+            if ui.focus == Focus::Composer && !slash::matching(&ui.composer_text()).is_empty() =>
+        {
+            if let Some(done) = slash::complete(&ui.composer_text()) {
+                ui.composer = empty_composer();
+                ui.composer.insert_str(done);
+            }
+        }
         Command::FocusNext => ui.focus = next_focus(ui, Direction::Forward),
         Command::FocusPrevious => ui.focus = next_focus(ui, Direction::Backward),
         // A replay has no composer.
@@ -277,19 +288,85 @@ fn submit(state: &State, ui: &mut Ui) -> Vec<Action> {
     if text.trim().is_empty() {
         return Vec::new();
     }
+    // An unknown command stays to be fixed, and is never sent.
+    if let Parsed::Unknown(name) = slash::parse(&text) {
+        ui.say(format!(
+            "unknown command /{name}: type / to see the commands"
+        ));
+        return Vec::new();
+    }
     ui.composer = empty_composer();
     ui.history.push(text.clone());
     ui.history_pos = None;
     ui.conversation.to_bottom();
-    // The session compacts after the turn that runs, if one does.
-    if text.trim() == "/compact" {
-        return vec![Action::Send(Op::Compact)];
+    if let Parsed::Command(command, args) = slash::parse(&text) {
+        return run_command(command, args, state, ui);
     }
     if state.running || !ui.queued.is_empty() {
         ui.queued.push(text);
         return Vec::new();
     }
     vec![Action::Send(Op::UserMessage(text))]
+}
+
+/// A slash command typed in the composer.
+fn run_command(command: SlashCommand, args: &str, state: &State, ui: &mut Ui) -> Vec<Action> {
+    match command {
+        SlashCommand::Help => {
+            ui.overlay = Some(Overlay::Help);
+            ui.overlay_scroll.to_top();
+            Vec::new()
+        }
+        // The session compacts after the turn that runs, if one does.
+        SlashCommand::Compact => vec![Action::Send(Op::Compact)],
+        SlashCommand::Cost => {
+            ui.say(cost_line(state));
+            Vec::new()
+        }
+        SlashCommand::Model => {
+            let (slot, name) = match args.split_once(char::is_whitespace) {
+                Some(("light", name)) => (ModelSlot::Light, name.trim()),
+                _ => (ModelSlot::Main, args),
+            };
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                ui.say("/model NAME, or /model light NAME".into());
+                return Vec::new();
+            }
+            vec![Action::Send(Op::SetModel {
+                slot,
+                name: name.to_string(),
+            })]
+        }
+        SlashCommand::Quit => vec![Action::Quit],
+    }
+}
+
+/// `/cost`: the session's cost by agent, where their models have a price.
+fn cost_line(state: &State) -> String {
+    let usd = crate::protocol::price::usd;
+    let mut parts = vec![format!(
+        "main {}",
+        state.main.cost.map_or_else(|| "-".into(), usd)
+    )];
+    parts.extend(
+        state
+            .children
+            .iter()
+            .filter_map(|c| c.cost.map(|cost| format!("{} {}", c.id, usd(cost)))),
+    );
+    let tokens: u64 = state.main.tokens + state.children.iter().map(|c| c.tokens).sum::<u64>();
+    match state.total_cost() {
+        Some(total) => format!(
+            "cost {} ({}) · {} tokens",
+            usd(total),
+            parts.join(" · "),
+            crate::text::tokens(tokens)
+        ),
+        None => format!(
+            "no price is known for these models: {} tokens",
+            crate::text::tokens(tokens)
+        ),
+    }
 }
 
 /// Ctrl-P (back) and Ctrl-N (forward) through earlier prompts.

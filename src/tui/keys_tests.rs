@@ -197,3 +197,76 @@ fn brackets_in_a_transcript_move_to_the_next_childs_transcript() {
     handle(&press(KeyCode::Char('[')), &state, &mut ui, Instant::now());
     assert_eq!(ui.overlay, Some(Overlay::Transcript(AgentId::Sub(1))));
 }
+
+/// Types `text` into the composer and presses Enter.
+fn submit(text: &str, ui: &mut Ui) -> Vec<Action> {
+    ui.focus = Focus::Composer;
+    ui.composer = super::empty_composer();
+    ui.composer.insert_str(text);
+    let enter = InputEvent::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    handle(&enter, &state(), ui, Instant::now())
+}
+
+#[test]
+fn slash_commands_run_in_brood_and_an_unknown_one_is_never_sent() {
+    use crate::event::{ModelSlot, Op};
+    let mut ui = Ui::new();
+    assert_eq!(submit("/compact", &mut ui), [Action::Send(Op::Compact)]);
+    assert_eq!(
+        submit("/model light claude-haiku-4-5", &mut ui),
+        [Action::Send(Op::SetModel {
+            slot: ModelSlot::Light,
+            name: "claude-haiku-4-5".into()
+        })]
+    );
+    assert_eq!(
+        submit("/model gpt-5", &mut ui),
+        [Action::Send(Op::SetModel {
+            slot: ModelSlot::Main,
+            name: "gpt-5".into()
+        })]
+    );
+    assert_eq!(submit("/quit", &mut ui), [Action::Quit]);
+    assert!(submit("/help", &mut ui).is_empty());
+    assert_eq!(ui.overlay, Some(Overlay::Help));
+    ui.overlay = None;
+    // A typo stays in the composer, said, not sent.
+    assert!(submit("/halp me", &mut ui).is_empty());
+    assert_eq!(ui.composer_text(), "/halp me");
+    assert!(
+        ui.flash
+            .as_deref()
+            .unwrap()
+            .contains("unknown command /halp")
+    );
+    assert!(submit("/cost", &mut ui).is_empty());
+    assert!(
+        ui.flash.as_deref().unwrap().contains("no price is known"),
+        "{:?}",
+        ui.flash
+    );
+    // A path is a prompt.
+    assert_eq!(
+        submit("/etc/hosts: what is it?", &mut ui),
+        [Action::Send(Op::UserMessage(
+            "/etc/hosts: what is it?".into()
+        ))]
+    );
+}
+
+#[test]
+fn tab_completes_a_command_and_otherwise_moves_focus() {
+    let mut ui = Ui::new();
+    ui.focus = Focus::Composer;
+    ui.composer.insert_str("/he");
+    let tab = InputEvent::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+    handle(&tab, &state(), &mut ui, Instant::now());
+    assert_eq!(ui.composer_text(), "/help ");
+    assert_eq!(ui.focus, Focus::Composer);
+    handle(&tab, &state(), &mut ui, Instant::now());
+    assert_ne!(
+        ui.focus,
+        Focus::Composer,
+        "no command is being typed any more"
+    );
+}

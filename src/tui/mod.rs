@@ -8,6 +8,7 @@ pub mod keys;
 pub mod markdown;
 pub mod picker;
 pub mod replay;
+pub mod slash;
 pub mod state;
 pub mod terminal;
 pub mod theme;

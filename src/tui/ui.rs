@@ -171,6 +171,8 @@ pub struct Ui {
     pub spinner: usize,
     /// A short message for the status line ("press Ctrl-C again to quit").
     pub flash: Option<String>,
+    /// When a flash said by [`Ui::say`] goes.
+    pub flash_until: Option<std::time::Instant>,
     /// When Ctrl-C was last pressed: a second press soon after quits.
     pub last_interrupt: Option<std::time::Instant>,
     /// Set during a replay: the controls replace the composer.
@@ -189,7 +191,16 @@ impl Default for Ui {
     }
 }
 
+/// How long a word said on the status line stays.
+pub const SAID_FOR: std::time::Duration = std::time::Duration::from_secs(6);
+
 impl Ui {
+    /// Says `text` on the status line for a few seconds.
+    pub fn say(&mut self, text: String) {
+        self.flash = Some(text);
+        self.flash_until = Some(std::time::Instant::now() + SAID_FOR);
+    }
+
     pub fn new() -> Self {
         Ui {
             focus: Focus::Composer,
@@ -210,6 +221,7 @@ impl Ui {
             queued: Vec::new(),
             spinner: 0,
             flash: None,
+            flash_until: None,
             last_interrupt: None,
             replay: None,
             deny_reason: None,

@@ -133,6 +133,7 @@ impl LaneBuf {
                 | EventKind::Compacted { .. }
                 | EventKind::ThinkingDelta { .. }
                 | EventKind::Thinking { .. }
+                | EventKind::ModelChanged { .. }
                 | EventKind::TextDelta { .. }
                 | EventKind::ApprovalRequested { .. }
                 | EventKind::PermissionDecision { .. }

@@ -174,6 +174,7 @@ impl State {
             | EventKind::PromptContext { .. }
             | EventKind::Compacted { .. }
             | EventKind::ThinkingDelta { .. }
+            | EventKind::ModelChanged { .. }
             | EventKind::Resumed { .. } => {}
             EventKind::Thinking { text, .. } if !text.trim().is_empty() => child
                 .transcript

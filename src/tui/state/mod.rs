@@ -169,6 +169,7 @@ impl State {
             | EventKind::PromptContext { .. }
             | EventKind::ThinkingDelta { .. }
             | EventKind::Thinking { .. }
+            | EventKind::ModelChanged { .. }
             | EventKind::Resumed { .. }
             | EventKind::Compacted { .. }
             | EventKind::ModelRequest { .. }
@@ -269,6 +270,20 @@ impl State {
             },
             EventKind::Error { message } => self.notice(NoticeLevel::Error, message.clone()),
             EventKind::Interrupted {} => self.notice(NoticeLevel::Warning, "interrupted".into()),
+            // The title names the models the next turns use.
+            EventKind::ModelChanged { slot, model } => {
+                let which = match slot {
+                    crate::event::ModelSlot::Main => {
+                        self.info.model.clone_from(model);
+                        "model"
+                    }
+                    crate::event::ModelSlot::Light => {
+                        self.info.light_model = Some(model.clone());
+                        "light model"
+                    }
+                };
+                self.notice(NoticeLevel::Info, format!("{which}: {model} from now on"));
+            }
             // What is above was summarised for the model: the screen keeps it.
             EventKind::Compacted {
                 before_tokens,

@@ -48,6 +48,7 @@ impl Mark {
             EventKind::SubagentStart { .. } | EventKind::SubagentEnd { .. } => Mark::Boundary,
             EventKind::Resumed { .. } | EventKind::Compacted { .. } => Mark::Boundary,
             EventKind::UserMessage { .. }
+            | EventKind::ModelChanged { .. }
             | EventKind::ThinkingDelta { .. }
             | EventKind::Thinking { .. }
             | EventKind::PromptContext { .. }
@@ -115,6 +116,7 @@ fn timeline_detail(kind: &EventKind) -> String {
         EventKind::Resumed { at, messages } => {
             format!("{at} · {}", count(*messages as u64, "message"))
         }
+        EventKind::ModelChanged { slot, model } => format!("{slot:?} {model}"),
         EventKind::Compacted {
             trigger,
             before_tokens,

@@ -188,3 +188,48 @@ fn next_top(previous: usize, cursor: usize, len: usize) -> usize {
         previous
     }
 }
+
+/// While a `/command` is typed: the commands that fit, in a box just above
+/// the composer (over the panes), with what each does; Tab completes.
+pub(super) fn render_commands(frame: &mut Frame<'_>, composer: Rect, view: &mut View<'_>) {
+    let ui = &*view.ui;
+    if ui.overlay.is_some() || ui.focus != Focus::Composer || ui.replay.is_some() {
+        return;
+    }
+    let found = crate::tui::slash::matching(&ui.composer_text());
+    if found.is_empty() {
+        return;
+    }
+    let theme = view.theme;
+    let rows = found.len().min(8) as u16;
+    let height = (rows + 2).min(composer.y);
+    if height < 3 {
+        return;
+    }
+    let area = Rect::new(composer.x, composer.y - height, composer.width, height);
+    let block = ratatui::widgets::Block::bordered()
+        .title(Line::from(" commands · Tab completes · Enter runs "))
+        .border_style(theme.dim());
+    let inner = block.inner(area);
+    frame.render_widget(ratatui::widgets::Clear, area);
+    frame.render_widget(block, area);
+    let name_width = found
+        .iter()
+        .map(|c| c.name.len() + c.args.len() + 2)
+        .max()
+        .unwrap_or(0);
+    for (i, command) in found.iter().take(inner.height as usize).enumerate() {
+        let name = match command.args.is_empty() {
+            true => format!("/{}", command.name),
+            false => format!("/{} {}", command.name, command.args),
+        };
+        let line = Line::from(vec![
+            Span::styled(format!(" {name:<name_width$}"), theme.bold()),
+            Span::styled(format!("  {}", command.about), theme.dim()),
+        ]);
+        let line = super::text::cut_spans(line.spans, inner.width as usize);
+        frame
+            .buffer_mut()
+            .set_line(inner.x, inner.y + i as u16, &line, inner.width);
+    }
+}

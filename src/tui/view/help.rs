@@ -43,7 +43,8 @@ fn groups(replay: bool) -> &'static [Place] {
 }
 
 /// `(key, what it does)` rows; an empty key starts a group headed by the
-/// text. The session's MCP servers come last, each with its tools.
+/// text. The slash commands follow the keys; the session's MCP servers come
+/// last, each with its tools.
 fn rows(replay: bool, mcp: &[McpServerSummary]) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     for (heading, keys) in keymap::help(groups(replay)) {
@@ -52,6 +53,17 @@ fn rows(replay: bool, mcp: &[McpServerSummary]) -> Vec<(String, String)> {
             keys.into_iter()
                 .map(|(k, w)| (k.to_string(), w.to_string())),
         );
+    }
+    // A replay has no composer to type them in.
+    if !replay {
+        rows.push((String::new(), "Commands (typed in the composer)".into()));
+        rows.extend(crate::tui::slash::COMMANDS.iter().map(|c| {
+            let name = match c.args.is_empty() {
+                true => format!("/{}", c.name),
+                false => format!("/{} {}", c.name, c.args),
+            };
+            (name, c.about.to_string())
+        }));
     }
     if !mcp.is_empty() {
         rows.push((

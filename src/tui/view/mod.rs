@@ -114,6 +114,7 @@ pub fn render(
         }
         budgets::render(frame, layout.budgets, view);
         composer::render(frame, layout.composer, view);
+        composer::render_commands(frame, layout.composer, view);
         status::render(frame, layout.status, view);
     }
     match ui.overlay {

@@ -816,3 +816,23 @@ fn a_childs_thinking_is_folded_in_its_transcript() {
     let shown = text(&draw(&state, &mut ui, 100, 24, &color()));
     assert!(shown.contains("✻ First grep for login."), "{shown}");
 }
+
+/// Typing `/` lists the commands above the composer, with what each does.
+#[test]
+fn typing_a_slash_lists_the_commands() {
+    let state = State::new(info());
+    let mut ui = Ui::new();
+    ui.composer.insert_str("/");
+    assert_snapshot!(
+        "slash_commands",
+        text(&draw(&state, &mut ui, 100, 24, &color()))
+    );
+    ui.composer = crate::tui::ui::empty_composer();
+    ui.composer.insert_str("/co");
+    let shown = text(&draw(&state, &mut ui, 100, 24, &color()));
+    assert!(
+        shown.contains("/compact") && shown.contains("/cost"),
+        "{shown}"
+    );
+    assert!(!shown.contains("/help "), "{shown}");
+}
