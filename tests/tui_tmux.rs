@@ -255,3 +255,36 @@ fn slash_commands_list_complete_and_never_reach_the_model() {
         .unwrap();
     assert_eq!(request["model"], "house-model-2");
 }
+
+/// A multi-line paste arrives as one bracketed paste whose newlines are CR:
+/// the screen stays whole, a long paste is one block in the composer, and
+/// the model gets every line. Esc while the answer streams interrupts it.
+#[test]
+fn a_long_paste_is_one_block_and_reaches_the_model_whole() {
+    let sb = Sandbox::new();
+    let script = sb.script(serde_json::json!({"agents": {"main": [
+        {"text": "Seen all of it.", "usage": {"input_tokens": 10, "output_tokens": 2}}
+    ]}}));
+    let tmux = Tmux::shell(&sb, 100, 30);
+    tmux.command(&format!(
+        "brood --provider scripted --script {}; echo \"brood-exit=$?\"",
+        script.display()
+    ));
+    tmux.wait_for("ask brood", Duration::from_secs(20));
+    let pasted: String = (1..=40).map(|i| format!("log line {i}\r")).collect();
+    tmux.paste(&pasted);
+    let screen = tmux.wait_for("[pasted #1: 40 lines]", Duration::from_secs(5));
+    assert!(!screen.contains("log line 7"), "{screen}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Seen all of it.", Duration::from_secs(10));
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("brood-exit=0", Duration::from_secs(10));
+    let trace = sb.traces().remove(0);
+    let prompt = common::trace_events(&trace)
+        .into_iter()
+        .find(|e| e["type"] == "user_message")
+        .unwrap();
+    let text = prompt["text"].as_str().unwrap();
+    assert_eq!(text.lines().count(), 40, "{text}");
+    assert!(text.starts_with("log line 1\nlog line 2\n"), "{text}");
+}

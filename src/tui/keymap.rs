@@ -54,7 +54,11 @@ pub enum Command {
     FocusNext,
     FocusPrevious,
     FocusComposer,
-    LeaveComposer,
+    /// Esc in the composer: interrupts a running turn; twice clears it.
+    EscComposer,
+    /// ↑/↓ in the composer: history on its first / last line, else the cursor.
+    HistoryUp,
+    HistoryDown,
     ScrollUp,
     ScrollDown,
     PageUp,
@@ -226,7 +230,9 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Composer, &[with(K::BackTab, KeyModifiers::SHIFT), key(K::BackTab)], "", "", None, C::FocusPrevious),
     row(P::Composer, &[ctrl('p')], "Ctrl-P / Ctrl-N", "previous / next prompt from history", Some(("Ctrl-P", "history")), C::HistoryBack),
     row(P::Composer, &[ctrl('n')], "", "", None, C::HistoryForward),
-    row(P::Composer, &[key(K::Esc)], "Esc", "leave the composer for the panes", None, C::LeaveComposer),
+    row(P::Composer, &[key(K::Esc)], "Esc", "interrupt the running turn; twice: clear what is typed", None, C::EscComposer),
+    row(P::Composer, UP, "↑↓", "previous / next prompt (on the first / last line)", None, C::HistoryUp),
+    row(P::Composer, DOWN, "", "", None, C::HistoryDown),
     row(P::Composer, &[ch('?')], "?", "this help (when nothing is typed)", None, C::Help),
     row(P::Composer, &[key(K::PageUp)], "PgUp PgDn", "scroll the conversation", None, C::PageUp),
     row(P::Composer, &[key(K::PageDown)], "", "", None, C::PageDown),

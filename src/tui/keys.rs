@@ -41,7 +41,7 @@ pub fn handle(input: &InputEvent, state: &State, ui: &mut Ui, now: Instant) -> V
         InputEvent::Paste(text) => {
             if ui.overlay.is_none() {
                 ui.focus = Focus::Composer;
-                ui.composer.insert_str(text);
+                paste(ui, text);
             }
             Vec::new()
         }
@@ -130,7 +130,13 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         // A replay has no composer.
         Command::FocusComposer if ui.replay.is_some() => {}
         Command::FocusComposer => ui.focus = Focus::Composer,
-        Command::LeaveComposer => ui.focus = Focus::Conversation,
+        // Esc never takes the focus away: the next keys still type.
+        Command::EscComposer => return esc_in_composer(state, ui, now),
+        Command::HistoryUp if ui.composer.cursor().0 == 0 => recall(ui, Direction::Backward),
+        Command::HistoryDown if ui.composer.cursor().0 + 1 >= ui.composer.lines().len() => {
+            recall(ui, Direction::Forward)
+        }
+        Command::HistoryUp | Command::HistoryDown => type_key(key, state, ui),
         Command::ScrollUp => scroll_of(ui).up(1),
         Command::ScrollDown => scroll_of(ui).down(1),
         Command::PageUp => scroll_of(ui).up(PAGE_LINES),
@@ -196,6 +202,31 @@ fn next_focus(ui: &Ui, direction: Direction) -> Focus {
         (Focus::Composer, true) => next.cycle(direction),
         _ => next,
     }
+}
+
+/// Esc in the composer: interrupts what runs (as Claude Code and Codex do);
+/// with nothing running, a second Esc within two seconds clears the text.
+fn esc_in_composer(state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
+    if state.busy() {
+        ui.say("interrupting…".into());
+        return vec![Action::Send(Op::Interrupt)];
+    }
+    if ui.composer_text().is_empty() {
+        return Vec::new();
+    }
+    let again = ui
+        .last_escape
+        .is_some_and(|at| now.duration_since(at) <= QUIT_WINDOW);
+    if again {
+        ui.composer = empty_composer();
+        ui.pastes.clear();
+        ui.last_escape = None;
+        ui.flash = None;
+    } else {
+        ui.last_escape = Some(now);
+        ui.say("Esc again to clear what is typed".into());
+    }
+    Vec::new()
 }
 
 /// Interrupt a running turn; a second press within two seconds quits.
@@ -281,6 +312,48 @@ fn scroll_of(ui: &mut Ui) -> &mut super::ui::Scroll {
     }
 }
 
+/// Lines from which a paste shows as one block in the composer.
+const COLLAPSED_PASTE_LINES: usize = 4;
+
+/// A paste: CR and CRLF are newlines (terminals send either), control
+/// characters are shown, not obeyed; a paste of many lines is one marker in
+/// the composer, put back whole when the prompt is sent.
+fn paste(ui: &mut Ui, text: &str) {
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let clean: String = text
+        .chars()
+        .map(|c| match c {
+            '\n' | '\t' => c,
+            c if c.is_control() => char::REPLACEMENT_CHARACTER,
+            c => c,
+        })
+        .collect();
+    let lines = clean.lines().count();
+    if lines < COLLAPSED_PASTE_LINES {
+        ui.composer.insert_str(clean);
+        return;
+    }
+    ui.pastes.push(clean);
+    let marker = paste_marker(ui.pastes.len(), lines);
+    ui.composer.insert_str(marker);
+}
+
+/// `[pasted #1: 120 lines]`, what the composer shows for a long paste.
+fn paste_marker(n: usize, lines: usize) -> String {
+    format!("[pasted #{n}: {lines} lines]")
+}
+
+/// The composer's text with each paste marker replaced by what was pasted.
+fn with_pastes(text: &str, pastes: &[String]) -> String {
+    pastes
+        .iter()
+        .enumerate()
+        .fold(text.to_string(), |text, (i, pasted)| {
+            let marker = paste_marker(i + 1, pasted.lines().count());
+            text.replacen(&marker, pasted, 1)
+        })
+}
+
 /// Sends the composer's text, or queues it while a turn runs (the app sends the
 /// queue when the turn ends).
 fn submit(state: &State, ui: &mut Ui) -> Vec<Action> {
@@ -296,6 +369,7 @@ fn submit(state: &State, ui: &mut Ui) -> Vec<Action> {
         return Vec::new();
     }
     ui.composer = empty_composer();
+    let text = with_pastes(&text, &std::mem::take(&mut ui.pastes));
     ui.history.push(text.clone());
     ui.history_pos = None;
     ui.conversation.to_bottom();

@@ -270,3 +270,89 @@ fn tab_completes_a_command_and_otherwise_moves_focus() {
         "no command is being typed any more"
     );
 }
+
+fn key(code: KeyCode) -> InputEvent {
+    InputEvent::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+#[test]
+fn esc_interrupts_a_running_turn_twice_clears_and_never_leaves_the_composer() {
+    use crate::event::Op;
+    let mut running = state();
+    running.apply(&Event {
+        seq: 1,
+        t_ms: 0,
+        agent: AgentId::Main,
+        kind: EventKind::UserMessage { text: "go".into() },
+    });
+    let mut ui = Ui::new();
+    ui.focus = Focus::Composer;
+    ui.composer.insert_str("next question");
+    let now = Instant::now();
+    assert_eq!(
+        handle(&key(KeyCode::Esc), &running, &mut ui, now),
+        [Action::Send(Op::Interrupt)]
+    );
+    assert_eq!(ui.focus, Focus::Composer);
+    assert_eq!(ui.composer_text(), "next question", "the text is kept");
+    // Idle: the first Esc warns, the second clears.
+    let idle = state();
+    assert!(handle(&key(KeyCode::Esc), &idle, &mut ui, now).is_empty());
+    assert_eq!(ui.composer_text(), "next question");
+    assert!(handle(&key(KeyCode::Esc), &idle, &mut ui, now).is_empty());
+    assert_eq!(ui.composer_text(), "");
+    assert_eq!(ui.focus, Focus::Composer);
+    // Typing goes on into the composer, not into pane shortcuts.
+    handle(&key(KeyCode::Char('t')), &idle, &mut ui, now);
+    assert_eq!(ui.composer_text(), "t");
+}
+
+#[test]
+fn up_and_down_recall_prompts_on_the_first_and_last_line_only() {
+    let mut ui = Ui::new();
+    ui.focus = Focus::Composer;
+    ui.history = vec!["first".into(), "second".into()];
+    let s = state();
+    let now = Instant::now();
+    handle(&key(KeyCode::Up), &s, &mut ui, now);
+    assert_eq!(ui.composer_text(), "second");
+    handle(&key(KeyCode::Up), &s, &mut ui, now);
+    assert_eq!(ui.composer_text(), "first");
+    handle(&key(KeyCode::Down), &s, &mut ui, now);
+    assert_eq!(ui.composer_text(), "second");
+    // In a text of several lines, Up moves the cursor until the first line.
+    ui.composer = super::empty_composer();
+    ui.composer.insert_str("line one\nline two");
+    handle(&key(KeyCode::Up), &s, &mut ui, now);
+    assert_eq!(ui.composer_text(), "line one\nline two");
+    assert_eq!(ui.composer.cursor().0, 0);
+    handle(&key(KeyCode::Up), &s, &mut ui, now);
+    assert_eq!(ui.composer_text(), "second");
+}
+
+#[test]
+fn a_paste_takes_cr_as_newlines_and_a_long_one_is_one_block_until_sent() {
+    use crate::event::Op;
+    let mut ui = Ui::new();
+    let s = state();
+    let now = Instant::now();
+    handle(
+        &InputEvent::Paste("one\rtwo\r\n\u{1b}[2J".into()),
+        &s,
+        &mut ui,
+        now,
+    );
+    assert_eq!(ui.composer_text(), "one\ntwo\n\u{fffd}[2J");
+    ui.composer = super::empty_composer();
+    let long: String = (1..=120).map(|i| format!("line {i}\r\n")).collect();
+    handle(&InputEvent::Paste(long), &s, &mut ui, now);
+    assert_eq!(ui.composer_text(), "[pasted #1: 120 lines]");
+    ui.composer.insert_str(" what is wrong here?");
+    let sent = handle(&key(KeyCode::Enter), &s, &mut ui, now);
+    let [Action::Send(Op::UserMessage(text))] = sent.as_slice() else {
+        panic!("{sent:?}")
+    };
+    assert!(text.starts_with("line 1\nline 2\n"), "{text}");
+    assert!(text.ends_with("line 120\n what is wrong here?"), "{text}");
+    assert!(ui.pastes.is_empty());
+}

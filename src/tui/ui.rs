@@ -171,6 +171,10 @@ pub struct Ui {
     pub spinner: usize,
     /// A short message for the status line ("press Ctrl-C again to quit").
     pub flash: Option<String>,
+    /// When Esc was last pressed on a composer with text: a second clears it.
+    pub last_escape: Option<std::time::Instant>,
+    /// Long pastes, shown in the composer as markers until sent.
+    pub pastes: Vec<String>,
     /// When a flash said by [`Ui::say`] goes.
     pub flash_until: Option<std::time::Instant>,
     /// When Ctrl-C was last pressed: a second press soon after quits.
@@ -221,6 +225,8 @@ impl Ui {
             queued: Vec::new(),
             spinner: 0,
             flash: None,
+            last_escape: None,
+            pastes: Vec::new(),
             flash_until: None,
             last_interrupt: None,
             replay: None,

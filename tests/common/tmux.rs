@@ -80,6 +80,13 @@ impl Tmux {
         self.run(&["send-keys", "-t", "t", "-l", text]);
     }
 
+    /// Pastes `text` as a terminal does when the program asked for
+    /// bracketed paste (`paste-buffer -p`), its newlines sent as CR.
+    pub fn paste(&self, text: &str) {
+        self.run(&["set-buffer", "-b", "p", text]);
+        self.run(&["paste-buffer", "-p", "-r", "-b", "p", "-t", "t"]);
+    }
+
     /// Types a command line and presses Enter.
     pub fn command(&self, line: &str) {
         self.type_text(line);
