@@ -73,6 +73,8 @@ pub enum Command {
     Close,
     ExpandCells,
     ToggleThinking,
+    /// `z`: the focused pane fills the screen, and back.
+    Zoom,
     OpenChild,
     Send,
     Newline,
@@ -245,6 +247,7 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Subagents, BOTTOM, "", "", None, C::Bottom),
     row(P::Live, &[key(K::Enter)], "Enter", "open the selected child's transcript", None, C::OpenChild),
     row(P::Panes, &[key(K::Tab)], "Tab / Shift-Tab", "move focus between panes", Some(("Tab", "focus")), C::FocusNext),
+    row(P::Panes, &[ch('z')], "z", "zoom the focused pane to the whole screen, and back", None, C::Zoom),
     row(P::Panes, &[with(K::BackTab, KeyModifiers::SHIFT), key(K::BackTab)], "", "", None, C::FocusPrevious),
     row(P::Panes, UP, "↑↓ PgUp PgDn", "scroll; the wheel scrolls the pane under it", Some(("↑↓", "scroll")), C::ScrollUp),
     row(P::Panes, DOWN, "", "", None, C::ScrollDown),

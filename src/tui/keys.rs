@@ -164,6 +164,7 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         }
         Command::ExpandCells => toggle_expanded(state, ui),
         Command::ToggleThinking => ui.thinking = !ui.thinking,
+        Command::Zoom => ui.zoom = !ui.zoom,
         Command::OpenChild => {
             if let Some(child) = state.children.get(ui.selected_child) {
                 ui.overlay = Some(Overlay::Transcript(child.id));

@@ -160,6 +160,8 @@ pub struct Ui {
     pub expanded: HashSet<String>,
     /// The model's thinking is shown whole, not folded to a line.
     pub thinking: bool,
+    /// The focused pane fills the screen (`z`).
+    pub zoom: bool,
     pub composer: TextArea<'static>,
     /// Sent prompts, oldest first, for Ctrl-P/Ctrl-N.
     pub history: Vec<String>,
@@ -219,6 +221,7 @@ impl Ui {
             overlay_scroll: Scroll::default(),
             expanded: HashSet::new(),
             thinking: false,
+            zoom: false,
             composer: empty_composer(),
             history: Vec::new(),
             history_pos: None,

@@ -34,6 +34,15 @@ pub(super) fn wanted_rows(state: &State) -> u16 {
 
 pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     let (state, theme) = (view.state, view.theme);
+    // Stacked on a narrow screen: the parent's row alone, and how many
+    // children run, on one line.
+    if area.height < 3 {
+        let line = cut_spans(folded_row(state, theme), area.width as usize);
+        frame
+            .buffer_mut()
+            .set_line(area.x, area.y, &line, area.width);
+        return;
+    }
     let block = padded_block("Budgets", false, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -58,6 +67,43 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
         let line = cut_spans(row.spans, w);
         buf.set_line(inner.x, inner.y + 1 + i as u16, &line, inner.width);
     }
+}
+
+/// The budgets on one line, for a stacked screen:
+/// `main 40.1k/200k · steps 1 · $0.047 · 2 of 3 subagents running (Tab)`.
+fn folded_row(state: &State, theme: &Theme) -> Vec<Span<'static>> {
+    let window = state.info.context_window;
+    let context = match window {
+        0 => tokens(state.main.context_tokens),
+        w => format!("{}/{}", tokens(state.main.context_tokens), tokens(w)),
+    };
+    let ratio = match window {
+        0 => 0.0,
+        w => state.main.context_tokens as f64 / w as f64,
+    };
+    let mut spans = vec![
+        Span::styled("main ", theme.agent()),
+        Span::styled(context, theme.gauge(ratio)),
+        Span::styled(format!(" · steps {}", state.main.steps), theme.dim()),
+    ];
+    if let Some(cost) = state.total_cost() {
+        spans.push(Span::styled(format!(" · {}", usd(cost)), theme.text()));
+    }
+    if !state.children.is_empty() {
+        let running = state
+            .children
+            .iter()
+            .filter(|c| c.status == ChildStatus::Running)
+            .count();
+        spans.push(Span::styled(
+            format!(
+                " · {running} of {} running (Tab)",
+                crate::text::count(state.children.len() as u64, "subagent")
+            ),
+            theme.dim(),
+        ));
+    }
+    spans
 }
 
 /// `main   context ████░░░░ 41k/200k   steps 3` … `kept out of main's context: 15.1k tokens`

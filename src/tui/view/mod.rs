@@ -39,6 +39,11 @@ use crate::tui::ui::{Focus, Overlay, Ui};
 pub const MIN_WIDTH: u16 = 60;
 /// Below this many rows the workbench shows only a notice.
 pub const MIN_HEIGHT: u16 = 15;
+/// Below this many columns the panes stack: one at a time, full width (the
+/// conversation, or the subagents and live lines while they have focus),
+/// and the budgets fold to one line, so an 80×24 terminal gives the
+/// conversation 16 rows of 78 columns.
+pub const STACK_BELOW: u16 = 100;
 
 /// What the views keep between frames so a frame lays out only what changed and
 /// what is visible: the conversation's wrapped rows and heights, the open
@@ -106,11 +111,16 @@ pub fn render(
         // Every part of the screen is drawn the same way: into its area, from
         // the view.
         title::render(frame, layout.title, view);
-        conversation::render(frame, layout.conversation, view);
-        subagents::render(frame, layout.subagents, view);
-        match view.ui.show_trace {
-            true => trace::render(frame, layout.live, view),
-            false => live::render(frame, layout.live, view),
+        // A pane the layout left out (stacked, zoomed) has no area.
+        if !layout.conversation.is_empty() {
+            conversation::render(frame, layout.conversation, view);
+        }
+        if !layout.subagents.is_empty() {
+            subagents::render(frame, layout.subagents, view);
+            match view.ui.show_trace {
+                true => trace::render(frame, layout.live, view),
+                false => live::render(frame, layout.live, view),
+            }
         }
         budgets::render(frame, layout.budgets, view);
         composer::render(frame, layout.composer, view);
@@ -175,29 +185,53 @@ impl Screen {
             .saturating_add(2)
             .clamp(3, 7)
             .min(h.saturating_sub(2 + 3 + 5).max(3));
-        let wanted_rows = budgets::wanted_rows(state).min(6);
-        let room = h.saturating_sub(2 + composer_h + 3 + MAIN_MIN);
-        let budget_rows = wanted_rows.min(room);
-        let budgets_h = 3 + budget_rows;
+        let stacked = w < STACK_BELOW;
+        let budgets_h = match stacked {
+            true => 1,
+            false => {
+                let wanted_rows = budgets::wanted_rows(state).min(6);
+                let room = h.saturating_sub(2 + composer_h + 3 + MAIN_MIN);
+                3 + wanted_rows.min(room)
+            }
+        };
         let main_h = h.saturating_sub(2 + composer_h + budgets_h);
+        let top = area.y + 1;
+        let row = |y: u16, height: u16| Rect::new(area.x, y, w, height);
+        let bottom = |screen: (Rect, Rect, Rect)| Screen {
+            title: row(area.y, 1),
+            conversation: screen.0,
+            subagents: screen.1,
+            live: screen.2,
+            budgets: row(top + main_h, budgets_h),
+            composer: row(top + main_h + budgets_h, composer_h),
+            status: row(area.y + h - 1, 1),
+        };
+        // One pane at a time: when the screen is narrow, or `z` zoomed it.
+        if stacked || ui.zoom {
+            let main = row(top, main_h);
+            let none = Rect::new(area.x, top, 0, 0);
+            return bottom(match ui.focus {
+                Focus::Subagents | Focus::Live => {
+                    let list_h = main_h / 2;
+                    let list = Rect::new(area.x, top, w, list_h);
+                    let live = Rect::new(area.x, top + list_h, w, main_h - list_h);
+                    (none, list, live)
+                }
+                Focus::Conversation | Focus::Composer => (main, none, none),
+            });
+        }
         let left_w = if w >= 110 { w * 45 / 100 } else { w / 2 };
         let right_w = w - left_w;
-        let top = area.y + 1;
         let children = state.children.len().min(u16::MAX as usize) as u16;
         let list_h = children
             .saturating_add(2)
             .clamp(3, (main_h * 45 / 100).max(3))
             .min(main_h);
-        let row = |y: u16, height: u16| Rect::new(area.x, y, w, height);
-        Screen {
-            title: row(area.y, 1),
-            conversation: Rect::new(area.x, top, left_w, main_h),
-            subagents: Rect::new(area.x + left_w, top, right_w, list_h),
-            live: Rect::new(area.x + left_w, top + list_h, right_w, main_h - list_h),
-            budgets: row(top + main_h, budgets_h),
-            composer: row(top + main_h + budgets_h, composer_h),
-            status: row(area.y + h - 1, 1),
-        }
+        bottom((
+            Rect::new(area.x, top, left_w, main_h),
+            Rect::new(area.x + left_w, top, right_w, list_h),
+            Rect::new(area.x + left_w, top + list_h, right_w, main_h - list_h),
+        ))
     }
 }
 

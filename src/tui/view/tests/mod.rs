@@ -836,3 +836,42 @@ fn typing_a_slash_lists_the_commands() {
     );
     assert!(!shown.contains("/help "), "{shown}");
 }
+
+/// Below 100 columns the panes stack: at 80×24 the conversation has the
+/// whole width and at least 15 rows; Tab to the subagents shows them in its
+/// place; the budgets fold to one line that counts the children.
+#[test]
+fn a_narrow_terminal_stacks_the_panes() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    let buf = draw(&state, &mut ui, 80, 24, &color());
+    assert_snapshot!("stacked_80x24", text(&buf));
+    let conversation = ui
+        .panes
+        .iter()
+        .find(|(f, _)| *f == Focus::Conversation)
+        .map(|(_, r)| *r)
+        .unwrap();
+    assert!(conversation.width - 2 >= 76, "{conversation:?}");
+    assert!(conversation.height - 2 >= 15, "{conversation:?}");
+    ui.focus = Focus::Subagents;
+    assert_snapshot!(
+        "stacked_80x24_subagents",
+        text(&draw(&state, &mut ui, 80, 24, &color()))
+    );
+}
+
+/// `z` zooms the focused pane to the whole screen on a wide terminal.
+#[test]
+fn z_zooms_the_focused_pane() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    ui.focus = Focus::Conversation;
+    ui.zoom = true;
+    let buf = draw(&state, &mut ui, 130, 30, &color());
+    assert_snapshot!("zoomed_conversation", text(&buf));
+    assert!(
+        !text(&buf).contains("Subagents"),
+        "only the conversation shows"
+    );
+}
