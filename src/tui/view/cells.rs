@@ -220,6 +220,12 @@ fn tool(cell: &ToolCell, cx: &CellContext<'_>) -> Vec<Line<'static>> {
     match cell.status {
         CallStatus::Running => {}
         CallStatus::Done | CallStatus::Failed => {
+            // A command that failed says how, beside its time.
+            if let Some(code) =
+                crate::tui::state::exit_code(&cell.name, &cell.output).filter(|c| *c != 0)
+            {
+                right.push(Span::styled(format!("  exit {code}"), theme.error()));
+            }
             if let Some(ms) = cell.duration_ms {
                 right.push(Span::styled(format!("  {}", duration(ms)), theme.dim()));
             }

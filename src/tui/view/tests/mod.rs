@@ -875,3 +875,33 @@ fn z_zooms_the_focused_pane() {
         "only the conversation shows"
     );
 }
+
+/// A command that exits non-zero is a failed cell with its exit code, in
+/// the conversation and in a child's live lines; exit 0 stays done.
+#[test]
+fn a_failing_command_is_a_failed_cell_with_its_exit_code() {
+    let mut s = Script::default();
+    s.user(0, MAIN, "Run the tests.")
+        .call(10, MAIN, "b1", "bash", json!({"command": "cargo test"}))
+        .result(
+            900,
+            MAIN,
+            "b1",
+            "bash",
+            "exit code: 101\nstderr:\nerror: 2 tests failed",
+            false,
+        )
+        .call(950, MAIN, "b2", "bash", json!({"command": "true"}))
+        .result(960, MAIN, "b2", "bash", "exit code: 0", false);
+    let state = s.state(1_000);
+    let buf = draw(&state, &mut Ui::new(), 100, 16, &color());
+    let shown = text(&buf);
+    let failed = shown.lines().find(|l| l.contains("cargo test")).unwrap();
+    assert!(
+        failed.contains("✗") && failed.contains("exit 101"),
+        "{failed}"
+    );
+    let passed = shown.lines().find(|l| l.contains("bash true")).unwrap();
+    assert!(passed.contains("✓") && !passed.contains("exit"), "{passed}");
+    assert_eq!(fg_at(&buf, "exit 101"), color().error().fg.unwrap());
+}
