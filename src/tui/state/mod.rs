@@ -29,6 +29,8 @@ pub struct State {
     pub approvals: Vec<PendingApproval>,
     pub retry: Option<RetryStatus>,
     pub last_error: Option<String>,
+    /// Whose the last error was.
+    last_error_from: Option<AgentId>,
     /// Whether the parent's turn is running.
     pub running: bool,
     pub timeline: Vec<TimelineRow>,
@@ -164,7 +166,15 @@ impl State {
                     self.retry = None;
                 }
             }
-            EventKind::Error { message } => self.last_error = Some(message.clone()),
+            // A child's error names the child; it is the parent's to handle,
+            // so it leaves the status line when the parent's turn ends.
+            EventKind::Error { message } => {
+                self.last_error = Some(match event.agent {
+                    AgentId::Main => message.clone(),
+                    AgentId::Sub(_) => format!("{}: {message}", event.agent),
+                });
+                self.last_error_from = Some(event.agent);
+            }
             EventKind::UserMessage { .. }
             | EventKind::PromptContext { .. }
             | EventKind::ThinkingDelta { .. }
@@ -323,6 +333,9 @@ impl State {
             EventKind::TurnEnd { reason, .. } => {
                 self.running = false;
                 self.finish_text("");
+                if matches!(self.last_error_from, Some(AgentId::Sub(_))) {
+                    self.last_error = None;
+                }
                 match reason {
                     TerminalReason::Completed
                     | TerminalReason::Interrupted

@@ -905,3 +905,38 @@ fn a_failing_command_is_a_failed_cell_with_its_exit_code() {
     assert!(passed.contains("✓") && !passed.contains("exit"), "{passed}");
     assert_eq!(fg_at(&buf, "exit 101"), color().error().fg.unwrap());
 }
+
+/// A child's error on the status line names the child, and goes when the
+/// parent's turn ends (the parent got it as the child's result).
+#[test]
+fn a_childs_error_names_it_and_clears_with_the_turn() {
+    let mut s = three_children();
+    s.push(
+        12_100,
+        sub(3),
+        EventKind::Error {
+            message: "model error: overloaded".into(),
+        },
+    );
+    let state = s.state(12_200);
+    let status = |state: &State| {
+        let shown = text(&draw(state, &mut Ui::new(), 120, 30, &color()));
+        shown.lines().last().unwrap_or_default().to_string()
+    };
+    assert!(
+        status(&state).contains("sub-3: model error: overloaded"),
+        "{}",
+        status(&state)
+    );
+    s.push(
+        12_300,
+        MAIN,
+        EventKind::TurnEnd {
+            reason: TerminalReason::Completed,
+            steps: 2,
+            usage: usage(1, 1),
+        },
+    );
+    let state = s.state(12_400);
+    assert!(!status(&state).contains("overloaded"), "{}", status(&state));
+}
