@@ -75,6 +75,8 @@ pub enum Command {
     ToggleThinking,
     /// `z`: the focused pane fills the screen, and back.
     Zoom,
+    /// Ctrl-R: search earlier prompts.
+    SearchHistory,
     OpenChild,
     Send,
     Newline,
@@ -232,6 +234,7 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Composer, &[with(K::BackTab, KeyModifiers::SHIFT), key(K::BackTab)], "", "", None, C::FocusPrevious),
     row(P::Composer, &[ctrl('p')], "Ctrl-P / Ctrl-N", "previous / next prompt from history", Some(("Ctrl-P", "history")), C::HistoryBack),
     row(P::Composer, &[ctrl('n')], "", "", None, C::HistoryForward),
+    row(P::Composer, &[ctrl('r')], "Ctrl-R", "search earlier prompts (again: older; Enter takes it, Esc leaves)", None, C::SearchHistory),
     row(P::Composer, &[key(K::Esc)], "Esc", "interrupt the running turn; twice: clear what is typed", None, C::EscComposer),
     row(P::Composer, UP, "↑↓", "previous / next prompt (on the first / last line)", None, C::HistoryUp),
     row(P::Composer, DOWN, "", "", None, C::HistoryDown),

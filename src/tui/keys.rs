@@ -3,6 +3,7 @@
 //! what the app must do (send an `Op`, quit) and changes only `Ui`.
 
 use super::slash::{self, Parsed, SlashCommand};
+use super::ui::HistorySearch;
 use crate::event::ModelSlot;
 use std::time::{Duration, Instant};
 
@@ -53,6 +54,11 @@ pub fn handle(input: &InputEvent, state: &State, ui: &mut Ui, now: Instant) -> V
 }
 
 fn handle_key(key: &KeyEvent, state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
+    // While Ctrl-R searches, typing goes to the query.
+    if ui.search.is_some() && state.approvals.is_empty() {
+        search_key(key, ui);
+        return Vec::new();
+    }
     // A reason typed for an approval that is no longer first is dropped.
     if let Some(approval) = state.approvals.first()
         && ui
@@ -165,6 +171,12 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         Command::ExpandCells => toggle_expanded(state, ui),
         Command::ToggleThinking => ui.thinking = !ui.thinking,
         Command::Zoom => ui.zoom = !ui.zoom,
+        Command::SearchHistory => {
+            ui.search = Some(HistorySearch {
+                original: ui.composer_text(),
+                ..HistorySearch::default()
+            });
+        }
         Command::OpenChild => {
             if let Some(child) = state.children.get(ui.selected_child) {
                 ui.overlay = Some(Overlay::Transcript(child.id));
@@ -303,6 +315,60 @@ fn type_key(key: &KeyEvent, state: &State, ui: &mut Ui) {
         ui.composer.input(*key);
         ui.history_pos = None;
     }
+}
+
+/// A key while Ctrl-R searches: it edits the query (the newest prompt
+/// holding it is shown), Ctrl-R finds an older one, Enter takes what is
+/// shown into the composer, Esc puts back what was typed before.
+fn search_key(key: &KeyEvent, ui: &mut Ui) {
+    let Some(search) = ui.search.as_mut() else {
+        return;
+    };
+    let ctrl = key
+        .modifiers
+        .contains(crossterm::event::KeyModifiers::CONTROL);
+    let older_than = match key.code {
+        KeyCode::Esc => {
+            let original = std::mem::take(&mut search.original);
+            ui.search = None;
+            set_composer(ui, &original);
+            return;
+        }
+        KeyCode::Enter => {
+            ui.search = None;
+            return;
+        }
+        KeyCode::Char('r') if ctrl => search.found,
+        KeyCode::Backspace => {
+            search.query.pop();
+            None
+        }
+        KeyCode::Char(c) if !ctrl && !c.is_control() => {
+            search.query.push(c);
+            None
+        }
+        _ => return,
+    };
+    let before = older_than.unwrap_or(ui.history.len());
+    let query = search.query.to_lowercase();
+    let found = ui.history[..before.min(ui.history.len())]
+        .iter()
+        .rposition(|p| p.to_lowercase().contains(&query));
+    // Nothing older: the last match stays.
+    if found.is_some() || older_than.is_none() {
+        search.found = found;
+    }
+    let shown = search
+        .found
+        .map(|i| ui.history[i].clone())
+        .unwrap_or_else(|| search.original.clone());
+    set_composer(ui, &shown);
+}
+
+fn set_composer(ui: &mut Ui, text: &str) {
+    let mut composer = empty_composer();
+    composer.insert_str(text);
+    ui.composer = composer;
 }
 
 /// The scroll the keys move: the overlay's, else the focused pane's.

@@ -356,3 +356,42 @@ fn a_paste_takes_cr_as_newlines_and_a_long_one_is_one_block_until_sent() {
     assert!(text.ends_with("line 120\n what is wrong here?"), "{text}");
     assert!(ui.pastes.is_empty());
 }
+
+#[test]
+fn ctrl_r_searches_earlier_prompts_newest_first() {
+    let mut ui = Ui::new();
+    ui.focus = Focus::Composer;
+    ui.history = vec![
+        "cargo test".into(),
+        "git status".into(),
+        "cargo build --release".into(),
+    ];
+    ui.composer.insert_str("half typed");
+    let s = state();
+    let now = Instant::now();
+    let ctrl_r = InputEvent::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    handle(&ctrl_r, &s, &mut ui, now);
+    for c in "CARGO".chars() {
+        handle(&key(KeyCode::Char(c)), &s, &mut ui, now);
+    }
+    assert_eq!(
+        ui.composer_text(),
+        "cargo build --release",
+        "newest first, any case"
+    );
+    handle(&ctrl_r, &s, &mut ui, now);
+    assert_eq!(ui.composer_text(), "cargo test");
+    handle(&ctrl_r, &s, &mut ui, now);
+    assert_eq!(ui.composer_text(), "cargo test", "nothing older: it stays");
+    handle(&key(KeyCode::Enter), &s, &mut ui, now);
+    assert!(ui.search.is_none());
+    assert_eq!(ui.composer_text(), "cargo test", "taken, not sent");
+    // Esc puts back what was typed.
+    handle(&ctrl_r, &s, &mut ui, now);
+    handle(&key(KeyCode::Char('g')), &s, &mut ui, now);
+    handle(&key(KeyCode::Char('i')), &s, &mut ui, now);
+    assert_eq!(ui.composer_text(), "git status");
+    handle(&key(KeyCode::Esc), &s, &mut ui, now);
+    assert_eq!(ui.composer_text(), "cargo test");
+    assert!(ui.search.is_none());
+}

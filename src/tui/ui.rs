@@ -162,6 +162,8 @@ pub struct Ui {
     pub thinking: bool,
     /// The focused pane fills the screen (`z`).
     pub zoom: bool,
+    /// Ctrl-R's search through earlier prompts, while it runs.
+    pub search: Option<HistorySearch>,
     pub composer: TextArea<'static>,
     /// Sent prompts, oldest first, for Ctrl-P/Ctrl-N.
     pub history: Vec<String>,
@@ -197,6 +199,16 @@ impl Default for Ui {
     }
 }
 
+/// Ctrl-R: earlier prompts searched as the query is typed, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HistorySearch {
+    pub query: String,
+    /// The history entry shown, if one matches.
+    pub found: Option<usize>,
+    /// What the composer held before, for Esc.
+    pub original: String,
+}
+
 /// How long a word said on the status line stays.
 pub const SAID_FOR: std::time::Duration = std::time::Duration::from_secs(6);
 
@@ -222,6 +234,7 @@ impl Ui {
             expanded: HashSet::new(),
             thinking: false,
             zoom: false,
+            search: None,
             composer: empty_composer(),
             history: Vec::new(),
             history_pos: None,

@@ -34,7 +34,18 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     }
     let focused = active && ui.focus == Focus::Composer;
     let mut title = vec![Span::raw("> ask brood…")];
-    if state.running {
+    if let Some(search) = &ui.search {
+        let found = match search.found {
+            Some(_) => theme.text(),
+            None => theme.error(),
+        };
+        title = vec![
+            Span::raw("search earlier prompts: "),
+            Span::styled(format!("{}▏", search.query), found),
+            Span::styled(" · Ctrl-R older · Enter take · Esc leave", theme.dim()),
+        ];
+    }
+    if state.running && ui.search.is_none() {
         title.push(Span::styled(
             " (Enter queues while brood works)",
             theme.dim(),

@@ -940,3 +940,19 @@ fn a_childs_error_names_it_and_clears_with_the_turn() {
     let state = s.state(12_400);
     assert!(!status(&state).contains("overloaded"), "{}", status(&state));
 }
+
+/// Ctrl-R's search says what it looks for in the composer's title.
+#[test]
+fn ctrl_r_search_shows_its_query() {
+    let state = State::new(info());
+    let mut ui = Ui::new();
+    ui.search = Some(crate::tui::ui::HistorySearch {
+        query: "cargo".into(),
+        found: Some(0),
+        original: String::new(),
+    });
+    ui.composer.insert_str("cargo test --workspace");
+    let shown = text(&draw(&state, &mut ui, 100, 24, &color()));
+    let title = shown.lines().rev().nth(3).unwrap_or_default().to_string();
+    assert_snapshot!("history_search", title);
+}
