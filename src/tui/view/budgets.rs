@@ -174,12 +174,21 @@ fn child_rows(
         .filter(|&i| state.children[i].status == ChildStatus::Running)
         .collect();
     if running.len() > rows {
-        let mut out: Vec<Line<'static>> = running[..rows - 1]
+        // A child waiting for an approval is never among the hidden.
+        let asks = |i: &usize| {
+            let id = state.children[*i].id;
+            state.approvals.iter().any(|a| a.agent == id)
+        };
+        let (mut shown, rest): (Vec<usize>, Vec<usize>) = running.iter().copied().partition(asks);
+        shown.extend(rest);
+        shown.truncate(rows - 1);
+        shown.sort_unstable();
+        let mut out: Vec<Line<'static>> = shown
             .iter()
             .map(|&i| child_row(&state.children[i], bar, window, priced, theme))
             .collect();
         out.push(Line::from(Span::styled(
-            format!("… +{} more running", running.len() - (rows - 1)),
+            format!("… +{} more running", running.len() - shown.len()),
             theme.dim(),
         )));
         return out;

@@ -956,3 +956,45 @@ fn ctrl_r_search_shows_its_query() {
     let title = shown.lines().rev().nth(3).unwrap_or_default().to_string();
     assert_snapshot!("history_search", title);
 }
+
+/// When the budgets cannot show every running child, the one asking for
+/// approval is never among the hidden.
+#[test]
+fn the_child_asking_for_approval_is_never_hidden_in_the_budgets() {
+    let mut s = Script::default();
+    s.user(0, MAIN, "Many things at once.");
+    for n in 1..=9u32 {
+        let call = format!("t{n}");
+        s.call(10, MAIN, &call, "task", task_input("look", "general"))
+            .start(20, n, &call, "general", &format!("job {n}"));
+    }
+    s.push(
+        30,
+        sub(9),
+        EventKind::ApprovalRequested {
+            id: 1,
+            call_id: "c9".into(),
+            tool: "bash".into(),
+            summary: "rm -rf build/".into(),
+            reason: "deletes files".into(),
+            session_rule: "rm".into(),
+        },
+    );
+    let state = s.state(40);
+    let shown = text(&draw(&state, &mut Ui::new(), 140, 40, &color()));
+    let budgets: Vec<&str> = shown
+        .lines()
+        .skip_while(|l| !l.contains("Budgets"))
+        .take(9)
+        .collect();
+    assert!(
+        budgets.iter().any(|l| l.contains("sub-9")),
+        "{}",
+        budgets.join("\n")
+    );
+    assert!(
+        budgets.iter().any(|l| l.contains("more running")),
+        "{}",
+        budgets.join("\n")
+    );
+}
