@@ -36,7 +36,7 @@ impl HistoryCache {
     pub fn make_ids_unique(&self, message: &mut Message, history: &[Message]) {
         let mut counted = self.lock();
         counted.catch_up(history);
-        message.make_tool_ids_unique_among(&counted.ids);
+        message.make_tool_ids_unique(&counted.ids);
     }
 
     /// The history was replaced (compacted): count it again.

@@ -144,28 +144,13 @@ impl Message {
             .join("")
     }
 
-    /// Gives every tool call of this message an id no other call in it or in
-    /// `history` has: some servers send empty ids, or the same id twice in one
-    /// turn (`call_0`), and a result sent back under a repeated id answers the
-    /// wrong call or is refused by the API. A repeat becomes `ID_2`, `ID_3`,
-    /// …; an empty id `call_N`.
-    pub fn make_tool_ids_unique(&mut self, history: &[Message]) {
-        let taken: std::collections::HashSet<String> = history
-            .iter()
-            .flat_map(|m| m.content.iter())
-            .filter_map(|b| match b {
-                ContentBlock::ToolUse { id, .. } => Some(id.clone()),
-                ContentBlock::Text { .. }
-                | ContentBlock::ToolResult { .. }
-                | ContentBlock::Thinking { .. }
-                | ContentBlock::RedactedThinking { .. } => None,
-            })
-            .collect();
-        self.make_tool_ids_unique_among(&taken);
-    }
-
-    /// [`Message::make_tool_ids_unique`] against the ids already `taken`.
-    pub fn make_tool_ids_unique_among(&mut self, taken: &std::collections::HashSet<String>) {
+    /// Gives every tool call of this message an id no other call in it has
+    /// and none of the history's (`taken`, which the agent keeps as the
+    /// history grows): some servers send empty ids, or the same id twice in
+    /// one turn (`call_0`), and a result sent back under a repeated id answers
+    /// the wrong call or is refused by the API. A repeat becomes `ID_2`,
+    /// `ID_3`, …; an empty id `call_N`.
+    pub fn make_tool_ids_unique(&mut self, taken: &std::collections::HashSet<String>) {
         // Ids this message takes, besides those before it.
         let mut own: std::collections::HashSet<String> = std::collections::HashSet::new();
         for (index, block) in self.content.iter_mut().enumerate() {
@@ -407,15 +392,12 @@ mod message_tests {
 
     #[test]
     fn repeated_and_empty_tool_ids_are_made_unique() {
-        let earlier = Message {
-            role: Role::Assistant,
-            content: vec![call("call_0")],
-        };
+        let earlier: std::collections::HashSet<String> = ["call_0".to_string()].into();
         let mut message = Message {
             role: Role::Assistant,
             content: vec![call("call_0"), call("call_0"), call(""), call("x")],
         };
-        message.make_tool_ids_unique(std::slice::from_ref(&earlier));
+        message.make_tool_ids_unique(&earlier);
         let ids: Vec<String> = message.tool_calls().into_iter().map(|c| c.id).collect();
         assert_eq!(ids, ["call_0_2", "call_0_3", "call_2", "x"]);
     }
