@@ -76,3 +76,16 @@ fn one_line(text: &str, max: usize) -> String {
 pub fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
 }
+
+/// How a `bash` result begins: `exit code: N`, written by the tool before
+/// any of the command's output, so readers (the screen's ✗) can trust it.
+pub const EXIT_CODE_PREFIX: &str = "exit code: ";
+
+/// A `bash` result's exit code, from the line the tool writes first.
+pub fn exit_code(tool: &str, content: &str) -> Option<i32> {
+    if tool != "bash" {
+        return None;
+    }
+    let first = content.lines().next()?;
+    first.strip_prefix(EXIT_CODE_PREFIX)?.trim().parse().ok()
+}

@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use super::output::Capture;
 use super::util::{one_line, optional_str, optional_u64, required_str};
 use super::{Tool, ToolContext, ToolError, ToolKind};
+use crate::protocol::EXIT_CODE_PREFIX;
 
 pub(super) const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 pub(super) const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -235,8 +236,8 @@ async fn run_command(
 
 fn describe_status(status: ExitStatus) -> String {
     match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exit code: {code}"),
-        (None, Some(signal)) => format!("exit code: none (killed by signal {signal})"),
-        (None, None) => "exit code: unknown".to_string(),
+        (Some(code), _) => format!("{EXIT_CODE_PREFIX}{code}"),
+        (None, Some(signal)) => format!("{EXIT_CODE_PREFIX}none (killed by signal {signal})"),
+        (None, None) => format!("{EXIT_CODE_PREFIX}unknown"),
     }
 }

@@ -99,7 +99,8 @@ impl State {
                 content,
                 ..
             } => {
-                let failed = *is_error || super::exit_code(name, content).is_some_and(|c| c != 0);
+                let failed =
+                    *is_error || crate::protocol::exit_code(name, content).is_some_and(|c| c != 0);
                 if let Some(line) = child.live.iter_mut().rev().find(|l| &l.call_id == call_id) {
                     if line.status != CallStatus::Denied {
                         line.status = if failed {

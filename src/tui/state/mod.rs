@@ -247,7 +247,8 @@ impl State {
                     self.returned_tokens += estimate_tokens(content);
                     self.update_kept_out();
                 }
-                let failed = *is_error || exit_code(name, content).is_some_and(|c| c != 0);
+                let failed =
+                    *is_error || crate::protocol::exit_code(name, content).is_some_and(|c| c != 0);
                 self.close_call(call_id, failed, content, *duration_ms);
             }
             EventKind::HookContinue { text } => {
@@ -572,16 +573,6 @@ fn first_line(text: &str) -> String {
         out.push_str(&format!(" (+{})", count(extra as u64, "line")));
     }
     out
-}
-
-/// A `bash` result's exit code: the tool's own first line (`exit code: 2`),
-/// which the command's output cannot come before.
-pub fn exit_code(tool: &str, content: &str) -> Option<i32> {
-    if tool != "bash" {
-        return None;
-    }
-    let first = content.lines().next()?;
-    first.strip_prefix("exit code: ")?.trim().parse().ok()
 }
 
 /// What a stream of deltas builds: the answer, or the reasoning before it.

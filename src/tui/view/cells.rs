@@ -222,7 +222,7 @@ fn tool(cell: &ToolCell, cx: &CellContext<'_>) -> Vec<Line<'static>> {
         CallStatus::Done | CallStatus::Failed => {
             // A command that failed says how, beside its time.
             if let Some(code) =
-                crate::tui::state::exit_code(&cell.name, &cell.output).filter(|c| *c != 0)
+                crate::protocol::exit_code(&cell.name, &cell.output).filter(|c| *c != 0)
             {
                 right.push(Span::styled(format!("  exit {code}"), theme.error()));
             }
