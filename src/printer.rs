@@ -73,7 +73,10 @@ impl TextPrinter {
         if let EventKind::ModelRequest { model, .. } = &event.kind {
             self.models.insert(event.agent, model.clone());
         }
-        if let EventKind::AssistantMessage { usage, .. } = &event.kind {
+        // A compaction's summary request is priced like an answer.
+        if let EventKind::AssistantMessage { usage, .. } | EventKind::Compacted { usage, .. } =
+            &event.kind
+        {
             let model = self.models.get(&event.agent).map_or("", String::as_str);
             if let Some(cost) = self.prices.cost(model, usage) {
                 *self.cost.get_or_insert(0.0) += cost;

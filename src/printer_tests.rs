@@ -125,3 +125,35 @@ fn a_result_shows_its_first_lines_and_counts_the_rest_as_lines_would() {
     );
     assert_eq!(result("1\n2\n3\n4"), "  1\n  2\n  3\n  4\n");
 }
+
+/// The closing line's cost counts a compaction's summary request like any
+/// answer.
+#[test]
+fn a_compaction_is_priced_in_the_closing_line() {
+    let million = crate::event::Usage {
+        input_tokens: 1_000_000,
+        ..crate::event::Usage::default()
+    };
+    let text = printed(&[
+        EventKind::ModelRequest {
+            step: 1,
+            model: "claude-sonnet-4-5".into(),
+            messages: 9,
+            tools: 7,
+        },
+        EventKind::Compacted {
+            trigger: "auto".into(),
+            before_tokens: 170_000,
+            after_tokens: 9_000,
+            kept_messages: 2,
+            summary: "s".into(),
+            usage: million,
+        },
+        EventKind::TurnEnd {
+            reason: crate::event::TerminalReason::Completed,
+            steps: 1,
+            usage: million,
+        },
+    ]);
+    assert!(text.contains("cost $3.00"), "{text}");
+}

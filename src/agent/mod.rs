@@ -112,6 +112,16 @@ struct RunState {
     tool_counts: BTreeMap<String, u32>,
 }
 
+impl RunState {
+    /// What one request used: its tokens, its cost (when the model has a
+    /// price) and how full its context was.
+    fn spend(&mut self, usage: &Usage, cost: Option<f64>) {
+        self.usage.add(usage);
+        self.cost += cost.unwrap_or(0.0);
+        self.context = usage.input_total();
+    }
+}
+
 enum ContractCheck {
     Accepted,
     Retry,
@@ -169,7 +179,8 @@ impl Agent {
             if !cancel.is_cancelled() && self.needs_compaction(messages, estimate, state.context) {
                 match self.compact(messages, compact::Trigger::Auto, cancel).await {
                     Ok(usage) => {
-                        state.usage.add(&usage);
+                        state.spend(&usage, self.prices.cost(&self.model_name, &usage));
+                        // The summary replaced what the last request held.
                         state.context = 0;
                     }
                     Err(ModelError::Cancelled) => break (TerminalReason::Interrupted, None),
@@ -210,14 +221,8 @@ impl Agent {
                     break (TerminalReason::ModelError, Some(message));
                 }
             };
-            state.usage.add(&response.usage);
-            state.context = response.usage.input_tokens
-                + response.usage.cache_read_tokens
-                + response.usage.cache_write_tokens;
-            state.cost += self
-                .prices
-                .cost(&self.model_name, &response.usage)
-                .unwrap_or(0.0);
+            let usage = &response.usage;
+            state.spend(usage, self.prices.cost(&self.model_name, usage));
             let response_cut = response.stop_reason == StopReason::MaxTokens;
             let mut message = response.message.canonical_assistant();
             self.history.make_ids_unique(&mut message, messages);

@@ -213,11 +213,7 @@ impl State {
                 self.finish_thinking(text, redacted.is_some())
             }
             EventKind::AssistantMessage { text, usage, .. } => {
-                self.main.tokens += usage.total();
-                self.main.usage.add(usage);
-                if let Some(cost) = self.info.prices.cost(&self.main_model(), usage) {
-                    *self.main.cost.get_or_insert(0.0) += cost;
-                }
+                self.main_spent(usage);
                 self.main.context_tokens = context_of(usage);
                 self.finish_text(text);
             }
@@ -303,11 +299,7 @@ impl State {
                 usage,
                 ..
             } => {
-                self.main.tokens += usage.total();
-                self.main.usage.add(usage);
-                if let Some(cost) = self.info.prices.cost(&self.main_model(), usage) {
-                    *self.main.cost.get_or_insert(0.0) += cost;
-                }
+                self.main_spent(usage);
                 self.main.context_tokens = *after_tokens;
                 self.notice(
                     NoticeLevel::Info,
@@ -350,6 +342,16 @@ impl State {
             | EventKind::Retry { .. }
             | EventKind::SubagentStart { .. }
             | EventKind::SubagentEnd { .. } => {}
+        }
+    }
+
+    /// What one of the parent's requests used: tokens, and cost at its
+    /// model's price.
+    fn main_spent(&mut self, usage: &Usage) {
+        self.main.tokens += usage.total();
+        self.main.usage.add(usage);
+        if let Some(cost) = self.info.prices.cost(&self.main_model(), usage) {
+            *self.main.cost.get_or_insert(0.0) += cost;
         }
     }
 
@@ -559,7 +561,7 @@ impl State {
 
 /// The input tokens of a request, cached ones included: how full the context was.
 fn context_of(usage: &Usage) -> u64 {
-    usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+    usage.input_total()
 }
 
 fn first_line(text: &str) -> String {

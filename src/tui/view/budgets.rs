@@ -129,7 +129,7 @@ fn main_row(state: &State, bar: usize, w: usize, theme: &Theme) -> Line<'static>
         left.push(Span::styled(format!("   {}", usd(cost)), theme.text()));
     }
     let usage = &state.main.usage;
-    let input = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+    let input = usage.input_total();
     if usage.cache_read_tokens + usage.cache_write_tokens > 0 && input > 0 {
         let share = 100 * usage.cache_read_tokens / input;
         left.push(Span::styled(format!("   cached {share}%"), theme.dim()));
