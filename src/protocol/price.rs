@@ -154,8 +154,12 @@ fn names(model: &str, key: &str) -> bool {
         return false;
     };
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    // A date (`20250929`, `2024-08-06`), or a provider's revision (`-v1`).
-    digits >= 4 || rest.starts_with('v')
+    // A date (`20250929`, `2024-08-06`), or a provider's revision (`-v1`),
+    // not a word that names another model (`-vision`).
+    let revision = rest
+        .strip_prefix('v')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    digits >= 4 || revision
 }
 
 /// `$0.42`, `$0.0031`, `$12.40`: a cost as people read it.
@@ -208,6 +212,7 @@ mod tests {
         for id in [
             "claude-opus-4-9",
             "gpt-4o-audio",
+            "gpt-5-vision",
             "llama3.1:8b",
             "qwen2.5-coder",
             "",
