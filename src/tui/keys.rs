@@ -424,24 +424,28 @@ fn with_pastes(text: &str, pastes: &[String]) -> String {
 /// Sends the composer's text, or queues it while a turn runs (the app sends the
 /// queue when the turn ends).
 fn submit(state: &State, ui: &mut Ui) -> Vec<Action> {
-    let text = ui.composer_text();
+    let text = with_pastes(&ui.composer_text(), &ui.pastes);
     if text.trim().is_empty() {
         return Vec::new();
     }
-    // An unknown command stays to be fixed, and is never sent.
-    if let Parsed::Unknown(name) = slash::parse(&text) {
-        ui.say(format!(
-            "unknown command /{name}: type / to see the commands"
-        ));
-        return Vec::new();
-    }
+    let command = match slash::parse(&text) {
+        // An unknown command stays to be fixed, and is never sent.
+        Parsed::Unknown(name) => {
+            ui.say(format!(
+                "unknown command /{name}: type / to see the commands"
+            ));
+            return Vec::new();
+        }
+        Parsed::Command(command, args) => Some((command, args.to_string())),
+        Parsed::Prompt => None,
+    };
     ui.composer = empty_composer();
-    let text = with_pastes(&text, &std::mem::take(&mut ui.pastes));
+    ui.pastes.clear();
     ui.history.push(text.clone());
     ui.history_pos = None;
     ui.conversation.to_bottom();
-    if let Parsed::Command(command, args) = slash::parse(&text) {
-        return run_command(command, args, state, ui);
+    if let Some((command, args)) = command {
+        return run_command(command, &args, state, ui);
     }
     if state.running || !ui.queued.is_empty() {
         ui.queued.push(text);
