@@ -13,15 +13,12 @@ pub(crate) fn pick_session(workspace: Option<PathBuf>) -> anyhow::Result<Option<
         Some(dir) => dir,
         None => std::env::current_dir().context("cannot read the current folder")?,
     };
-    let here = std::fs::canonicalize(&workspace).unwrap_or_else(|_| workspace.clone());
+    let here = brood::session::resume::of_workspace(&workspace);
     let listing = brood::replay::list_traces(&brood::replay::traces_dir()?)?;
     let rows: Vec<PickerRow> = listing
         .sessions
         .iter()
-        .filter(|s| {
-            let cwd = std::path::Path::new(&s.header.cwd);
-            std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()) == here
-        })
+        .filter(|s| here(&s.header))
         .map(|s| PickerRow {
             path: s.path.clone(),
             id: s.header.session.clone(),
@@ -32,14 +29,14 @@ pub(crate) fn pick_session(workspace: Option<PathBuf>) -> anyhow::Result<Option<
             tokens: s.tokens,
         })
         .collect();
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let shown = match home.as_deref().and_then(|h| workspace.strip_prefix(h).ok()) {
+        Some(rest) => format!("~/{}", rest.display()),
+        None => workspace.display().to_string(),
+    };
     if rows.is_empty() {
         return Err(brood::session::resume::ResumeError::NoSession { workspace }.into());
     }
-    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-    let shown = match home.as_deref().and_then(|h| here.strip_prefix(h).ok()) {
-        Some(rest) => format!("~/{}", rest.display()),
-        None => here.display().to_string(),
-    };
     match brood::tui::picker::pick(Picker::new(shown, rows))? {
         Picked::Session(path) => Ok(Some(path)),
         Picked::Cancelled => Ok(None),

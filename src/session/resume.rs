@@ -109,10 +109,10 @@ fn not_brood(path: &Path, e: TraceError) -> ResumeError {
 pub fn locate(from: &ResumeFrom, workspace: &Path, dir: &Path) -> Result<PathBuf, ResumeError> {
     match from {
         ResumeFrom::Newest => {
-            let here = canonical(workspace);
+            let here = of_workspace(workspace);
             saved(dir)
                 .into_iter()
-                .filter(|s| canonical(Path::new(&s.header.cwd)) == here)
+                .filter(|s| here(&s.header))
                 .max_by_key(|s| s.written)
                 .map(|s| s.path)
                 .ok_or_else(|| ResumeError::NoSession {
@@ -174,6 +174,13 @@ fn saved(dir: &Path) -> Vec<Saved> {
             })
         })
         .collect()
+}
+
+/// Whether a trace is a session of `workspace`: its header's folder is the
+/// same folder, however either is spelled (`.`, a symlink).
+pub fn of_workspace(workspace: &Path) -> impl Fn(&TraceHeader) -> bool + use<> {
+    let here = canonical(workspace);
+    move |header| canonical(Path::new(&header.cwd)) == here
 }
 
 fn canonical(path: &Path) -> PathBuf {
