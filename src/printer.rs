@@ -144,6 +144,12 @@ impl TextPrinter {
             EventKind::HookContinue { text } => {
                 self.line(out, &format!("> stop hook: {}", truncate_chars(text, 200)));
             }
+            EventKind::Steer { text } => {
+                self.line(
+                    out,
+                    &format!("> you, while it ran: {}", truncate_chars(text, 200)),
+                );
+            }
             EventKind::HookRun { .. } => self.line(out, &hook_line(&event.kind)),
             EventKind::McpServerDown { server, error } => {
                 self.line(out, &format!("MCP server {server} stopped: {error}"))
@@ -269,6 +275,12 @@ impl TextPrinter {
                 let head =
                     truncate_chars(&flatten_head(text, CHILD_OUTPUT_CHARS), CHILD_OUTPUT_CHARS);
                 self.line(out, &format!("  [{id}] stop hook: {head}"));
+            }
+            // What the user told the child while it ran changes what it does next.
+            EventKind::Steer { text } => {
+                let head =
+                    truncate_chars(&flatten_head(text, CHILD_OUTPUT_CHARS), CHILD_OUTPUT_CHARS);
+                self.line(out, &format!("  [{id}] you: {head}"));
             }
             EventKind::SubagentEnd {
                 reason,

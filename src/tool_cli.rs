@@ -88,6 +88,7 @@ pub async fn run_tool(
         approval_ids: Arc::new(AtomicU64::new(0)),
         prices: Default::default(),
         history: Default::default(),
+        inbox: None,
     };
     let input = serde_json::from_str(input)
         .unwrap_or_else(|_| serde_json::Value::String(input.to_string()));

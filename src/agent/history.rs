@@ -39,6 +39,18 @@ impl HistoryCache {
         message.make_tool_ids_unique(&counted.ids);
     }
 
+    /// A block was just pushed onto the last message of `messages` (what the
+    /// user sent while the agent worked): counted now if that message was
+    /// counted already, else with the rest of it at the next look.
+    pub fn block_appended(&self, messages: &[Message]) {
+        let mut counted = self.lock();
+        if counted.len == messages.len()
+            && let Some(block) = messages.last().and_then(|m| m.content.last())
+        {
+            counted.tokens += block_tokens(block);
+        }
+    }
+
     /// The history was replaced (compacted): count it again.
     pub fn reset(&self) {
         *self.lock() = Counted::default();

@@ -4,7 +4,7 @@
 //! level deep, and each child gets its own policy in its profile's permission mode
 //! (the second barrier behind the profile's tool list).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
@@ -13,7 +13,9 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::{Agent, Approver, Hooks, ModelRole, PolicyHook, Profile, ResultContract, RunOutcome};
+use super::{
+    Agent, Approver, Hooks, Inbox, ModelRole, PolicyHook, Profile, ResultContract, RunOutcome,
+};
 use crate::event::{AgentId, EventBus, EventKind, TerminalReason, Usage};
 use crate::model::{Message, Model};
 use crate::policy::{PermissionMode, Policy};
@@ -149,6 +151,16 @@ pub struct Launcher {
     mcp: std::sync::OnceLock<Arc<crate::mcp::McpHub>>,
     /// The light model `/model light NAME` chose, over the configured one.
     light_choice: std::sync::Mutex<Option<String>>,
+    /// The children running now, each reachable on its own: the user can stop
+    /// one, or tell it something, while its siblings and the parent go on.
+    running: std::sync::Mutex<HashMap<AgentId, Reach>>,
+}
+
+/// How one running child is reached from outside its task.
+struct Reach {
+    /// Its own token, under the turn's: cancelling it stops this child only.
+    stop: CancellationToken,
+    inbox: Arc<Inbox>,
 }
 
 impl Launcher {
@@ -182,7 +194,36 @@ impl Launcher {
             slots,
             mcp: std::sync::OnceLock::new(),
             light_choice: std::sync::Mutex::new(None),
+            running: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Stops the running child `child` (it ends `interrupted`; the parent
+    /// reads that it was stopped). False when no such child runs.
+    pub fn stop(&self, child: AgentId) -> bool {
+        match self.reach().get(&child) {
+            Some(reach) => {
+                reach.stop.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Leaves `text` for the running child `child`, read before its next model
+    /// call. False when no such child runs.
+    pub fn tell(&self, child: AgentId, text: String) -> bool {
+        match self.reach().get(&child) {
+            Some(reach) => {
+                reach.inbox.push(text);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn reach(&self) -> std::sync::MutexGuard<'_, HashMap<AgentId, Reach>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Profile names a `task` call may ask for, sorted.
@@ -228,6 +269,17 @@ impl Launcher {
             models.light_name = Some(light);
         }
         let (model, model_name) = models.resolve(request.model.unwrap_or(profile.model));
+        let stop = cancel.child_token();
+        let inbox = Arc::new(Inbox::default());
+        // Reachable from its first event on: the screen offers to stop a
+        // child as soon as it shows it.
+        self.reach().insert(
+            child,
+            Reach {
+                stop: stop.clone(),
+                inbox: inbox.clone(),
+            },
+        );
         let bus = &self.parts.bus;
         bus.publish(
             child,
@@ -255,18 +307,26 @@ impl Launcher {
             .hooks
             .subagent_start(child, &profile.name, &request.prompt)
             .await;
-        let agent = self.child_agent(child, &profile, model_name.clone());
+        let mut agent = self.child_agent(child, &profile, model_name.clone());
+        agent.inbox = Some(inbox);
         let started = Instant::now();
-        let child_cancel = cancel.clone();
+        let child_cancel = stop.clone();
         let prompt = request.prompt;
         let handle = tokio::spawn(async move {
             let mut messages = vec![Message::user_text(prompt)];
             agent.run(&mut messages, &child_cancel).await
         });
-        let outcome = match handle.await {
+        let mut outcome = match handle.await {
             Ok(outcome) => outcome,
             Err(e) => crashed(child, bus, e.to_string()),
         };
+        self.reach().remove(&child);
+        let stopped_by_user = outcome.reason == TerminalReason::Interrupted
+            && stop.is_cancelled()
+            && !cancel.is_cancelled();
+        if stopped_by_user {
+            outcome.error = Some(STOPPED_BY_USER.into());
+        }
         let elapsed_ms = started.elapsed().as_millis() as u64;
         let summary = summarize(&profile, &outcome);
         bus.publish(
@@ -327,9 +387,13 @@ impl Launcher {
             approval_ids: parts.approval_ids.clone(),
             prices: parts.prices.clone(),
             history: Default::default(),
+            inbox: None,
         }
     }
 }
+
+/// Why a child that the user stopped has no answer.
+const STOPPED_BY_USER: &str = "stopped by the user";
 
 /// A child task that panicked still ends with an event and a failure report.
 fn crashed(child: AgentId, bus: &EventBus, error: String) -> RunOutcome {
@@ -362,7 +426,12 @@ fn summarize(profile: &Profile, outcome: &RunOutcome) -> String {
             "Subagent stopped after {} without a final answer.",
             count(outcome.steps, "turn")
         ),
-        TerminalReason::Interrupted => "Subagent was interrupted before it finished.".into(),
+        TerminalReason::Interrupted => match outcome.error.as_deref() {
+            Some(STOPPED_BY_USER) => {
+                "Subagent was stopped by the user before it finished; it gave no answer.".into()
+            }
+            _ => "Subagent was interrupted before it finished.".into(),
+        },
         reason @ (TerminalReason::TokenBudget
         | TerminalReason::CostBudget
         | TerminalReason::ContextBudget

@@ -12,6 +12,7 @@ pub mod compact;
 mod contract;
 mod history;
 mod hooks;
+mod inbox;
 mod launcher;
 mod profile;
 mod task;
@@ -22,6 +23,7 @@ pub use hooks::{
     ApprovalRequest, Approver, AutoApprove, DENIED_BY_USER, Hook, Hooks, PolicyHook, ToolOutcome,
     unattended_refusal,
 };
+pub use inbox::{Inbox, append_steer};
 pub use launcher::{
     DEFAULT_MAX_PARALLEL, LaunchError, Launcher, LauncherParts, Models, TaskReport, TaskRequest,
 };
@@ -72,6 +74,9 @@ pub struct Agent {
     pub prices: PriceTable,
     /// What it counted of its history so far.
     pub history: history::HistoryCache,
+    /// What the user tells it while it runs; `None` for an agent no one can
+    /// reach that way.
+    pub inbox: Option<Arc<Inbox>>,
 }
 
 /// How a run ended.
@@ -190,6 +195,7 @@ impl Agent {
                     }),
                 }
             }
+            self.read_inbox(messages);
             let request = self.request(messages);
             if let Err(Stop::Now(reason, error)) = self.check_limits(&state, &request, cancel) {
                 break (reason, error);
@@ -291,6 +297,22 @@ impl Agent {
             error,
             result: state.result,
             tool_counts: state.tool_counts,
+        }
+    }
+
+    /// What the user sent while the agent worked goes into its history, each
+    /// message an event, before the request that will read it.
+    fn read_inbox(&self, messages: &mut Vec<Message>) {
+        let Some(inbox) = &self.inbox else {
+            return;
+        };
+        for text in inbox.take() {
+            let before = messages.len();
+            append_steer(messages, &text);
+            if messages.len() == before {
+                self.history.block_appended(messages);
+            }
+            self.publish(EventKind::Steer { text });
         }
     }
 

@@ -306,6 +306,9 @@ pub enum EventKind {
     },
     /// A Stop hook asked the agent to continue with this message.
     HookContinue { text: String },
+    /// A message the user sent this agent while it ran (`m` on a child): it
+    /// read it before its next model call, after the results it was waiting on.
+    Steer { text: String },
     /// A command hook of the user's ran (`PreToolUse`, `Stop`, …).
     HookRun {
         /// The hook point, as Claude Code names it: `PreToolUse`…
@@ -396,6 +399,7 @@ impl EventKind {
             EventKind::PermissionDecision { .. } => "permission_decision",
             EventKind::ToolResult { .. } => "tool_result",
             EventKind::HookContinue { .. } => "hook_continue",
+            EventKind::Steer { .. } => "steer",
             EventKind::HookRun { .. } => "hook_run",
             EventKind::McpServerDown { .. } => "mcp_server_down",
             EventKind::TurnEnd { .. } => "turn_end",
@@ -427,6 +431,7 @@ impl EventKind {
             | EventKind::Thinking { text, .. }
             | EventKind::TextDelta { text }
             | EventKind::HookContinue { text }
+            | EventKind::Steer { text }
             | EventKind::AssistantMessage { text, .. }
             | EventKind::Error { message: text }
             | EventKind::Retry { reason: text, .. } => clean(text),
@@ -521,6 +526,11 @@ pub enum Op {
     Approval { id: u64, answer: ApprovalAnswer },
     /// Interrupt the running turn and all its children.
     Interrupt,
+    /// Stop one running child: it ends `interrupted`, its siblings and the
+    /// parent go on, and the parent reads the failure.
+    StopChild(AgentId),
+    /// A message for one running child, read before its next model call.
+    MessageChild { child: AgentId, text: String },
     /// Compact the parent's history now (`/compact`), or after the turn
     /// that runs.
     Compact,

@@ -231,6 +231,7 @@ impl Session {
             approval_ids,
             prices: options.prices.clone(),
             history: Default::default(),
+            inbox: None,
         };
         Ok(Session {
             id,
@@ -316,6 +317,13 @@ impl Session {
 
     pub fn trace_path(&self) -> Option<&Path> {
         self.trace_path.as_deref()
+    }
+
+    /// The launcher of the session's children, which reaches each running
+    /// child on its own (`Op::StopChild`, `Op::MessageChild`) while the turn
+    /// that started it holds the session.
+    pub fn children(&self) -> Arc<Launcher> {
+        self.launcher.clone()
     }
 
     /// The session's policy (the parent's; children share its approvals).

@@ -206,6 +206,10 @@ pub fn rebuild(events: &[Event]) -> Vec<Message> {
                 open.close(&mut messages);
                 messages.push(Message::user_text(text.as_str()));
             }
+            EventKind::Steer { text } => {
+                open.close(&mut messages);
+                crate::agent::append_steer(&mut messages, text);
+            }
             EventKind::PromptContext { text } => {
                 if let Some(Message {
                     role: Role::User,

@@ -52,6 +52,7 @@ pub async fn drive(
             apply_answer(approver, &policy, id, answer);
         }
     };
+    let children = session.children();
     let mut pending: VecDeque<Queued> = VecDeque::new();
     let mut last = None;
     loop {
@@ -97,6 +98,10 @@ pub async fn drive(
                         }
                         Some(Op::Approval { id, answer: given }) => answer(id, given),
                         Some(Op::Interrupt) => turn.cancel(),
+                        Some(Op::StopChild(child)) => reach(&children, Reach::Stop(child)),
+                        Some(Op::MessageChild { child, text }) => {
+                            reach(&children, Reach::Tell(child, text))
+                        }
                         Some(Op::Quit) => {
                             quit = true;
                             turn.cancel();
@@ -165,10 +170,29 @@ async fn next_idle_op(
             Op::Compact => return Idle::Compact,
             Op::SetModel { slot, name } => return Idle::SetModel(slot, name),
             Op::Approval { id, answer: given } => answer(id, given),
-            Op::Interrupt => {}
+            // No turn runs, so no child does.
+            Op::Interrupt | Op::StopChild(_) | Op::MessageChild { .. } => {}
             Op::Quit => return Idle::Quit,
             Op::Terminate => return Idle::Terminate,
         }
+    }
+}
+
+/// What the user asks of one running child.
+enum Reach {
+    Stop(crate::event::AgentId),
+    Tell(crate::event::AgentId, String),
+}
+
+/// Passes a request on to the child; one that has just ended is past reach,
+/// which the screen shows by its end.
+fn reach(children: &crate::agent::Launcher, what: Reach) {
+    let (child, reached) = match what {
+        Reach::Stop(child) => (child, children.stop(child)),
+        Reach::Tell(child, text) => (child, children.tell(child, text)),
+    };
+    if !reached {
+        tracing::info!(%child, "not running any more: the request to it was dropped");
     }
 }
 
@@ -188,3 +212,7 @@ fn apply_answer(approver: &ChannelApprover, policy: &Policy, id: u64, answer: Ap
 #[cfg(test)]
 #[path = "task_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "child_control_tests.rs"]
+mod child_control_tests;

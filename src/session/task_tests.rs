@@ -12,18 +12,24 @@ use crate::model::scripted::ScriptedModel;
 use crate::session::{SessionOptions, TraceTarget};
 
 /// A workbench session on `dir` driven by `script`, as the screen runs it.
-struct Running {
-    ops: mpsc::UnboundedSender<Op>,
-    events: mpsc::UnboundedReceiver<Event>,
-    driver: tokio::task::JoinHandle<Driven>,
-    policy: Arc<Policy>,
+pub(super) struct Running {
+    pub ops: mpsc::UnboundedSender<Op>,
+    pub events: mpsc::UnboundedReceiver<Event>,
+    pub driver: tokio::task::JoinHandle<Driven>,
+    pub policy: Arc<Policy>,
 }
 
-fn start(dir: &std::path::Path, script: &serde_json::Value) -> Running {
+pub(super) fn start(dir: &std::path::Path, script: &serde_json::Value) -> Running {
+    let model = Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap());
+    start_with(dir, model)
+}
+
+/// A workbench session on `dir` whose agents ask `model`.
+pub(super) fn start_with(dir: &std::path::Path, model: Arc<dyn crate::model::Model>) -> Running {
     let approver = Arc::new(ChannelApprover::new());
     let session = Session::start(SessionOptions {
         workspace: dir.to_path_buf(),
-        model: Arc::new(ScriptedModel::from_json(&script.to_string()).unwrap()),
+        model,
         model_name: "scripted".into(),
         light_model: None,
         profiles: vec![Profile::general(), Profile::explore()],
@@ -62,7 +68,7 @@ fn start(dir: &std::path::Path, script: &serde_json::Value) -> Running {
     }
 }
 
-async fn quit(ops: mpsc::UnboundedSender<Op>, driver: tokio::task::JoinHandle<Driven>) {
+pub(super) async fn quit(ops: mpsc::UnboundedSender<Op>, driver: tokio::task::JoinHandle<Driven>) {
     ops.send(Op::Quit).unwrap();
     tokio::time::timeout(Duration::from_secs(5), driver)
         .await
@@ -70,7 +76,7 @@ async fn quit(ops: mpsc::UnboundedSender<Op>, driver: tokio::task::JoinHandle<Dr
         .unwrap();
 }
 
-async fn next_matching(
+pub(super) async fn next_matching(
     rx: &mut mpsc::UnboundedReceiver<Event>,
     what: impl Fn(&Event) -> bool,
 ) -> Event {

@@ -12,7 +12,7 @@ use crossterm::event::{
 };
 
 use super::keymap::{self, Command, Place};
-use super::state::State;
+use super::state::{ChildStatus, State};
 use super::ui::{Direction, Focus, LiveMode, Overlay, Ui, empty_composer};
 use crate::event::{ApprovalAnswer, Op};
 
@@ -138,6 +138,13 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         Command::FocusComposer => ui.focus = Focus::Composer,
         // Esc never takes the focus away: the next keys still type.
         Command::EscComposer => return esc_in_composer(state, ui, now),
+        // A queued prompt comes back to be edited (or cleared, to drop it).
+        Command::HistoryUp if ui.composer_text().is_empty() && !ui.queued.is_empty() => {
+            if let Some(last) = ui.queued.pop() {
+                ui.composer.insert_str(last);
+                ui.say("taken back from the queue: Enter queues it again".into());
+            }
+        }
         Command::HistoryUp if ui.composer.cursor().0 == 0 => recall(ui, Direction::Backward),
         Command::HistoryDown if ui.composer.cursor().0 + 1 >= ui.composer.lines().len() => {
             recall(ui, Direction::Forward)
@@ -183,6 +190,8 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
                 ui.overlay_scroll.to_top();
             }
         }
+        Command::StopChild => return stop_child(state, ui),
+        Command::MessageChild => message_child(state, ui),
         Command::Send => return submit(state, ui),
         Command::Newline => ui.composer.insert_newline(),
         Command::HistoryBack => recall(ui, Direction::Backward),
@@ -220,6 +229,13 @@ fn next_focus(ui: &Ui, direction: Direction) -> Focus {
 /// Esc in the composer: interrupts what runs (as Claude Code and Codex do);
 /// with nothing running, a second Esc within two seconds clears the text.
 fn esc_in_composer(state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
+    // Esc leaves a message to a child before it interrupts anything.
+    if let Some(child) = ui.message_to.take() {
+        ui.say(format!(
+            "no message for {child}: what is typed goes to brood"
+        ));
+        return Vec::new();
+    }
     if state.busy() {
         ui.say("interrupting…".into());
         return vec![Action::Send(Op::Interrupt)];
@@ -421,12 +437,69 @@ fn with_pastes(text: &str, pastes: &[String]) -> String {
         })
 }
 
+/// The selected child (in a transcript, the one shown), if it runs.
+fn running_child(state: &State, ui: &mut Ui) -> Option<crate::event::AgentId> {
+    let child = state.children.get(ui.selected_child)?;
+    match child.status {
+        ChildStatus::Running => Some(child.id),
+        ChildStatus::Done | ChildStatus::Failed => {
+            ui.say(format!("{} is not running", child.id));
+            None
+        }
+    }
+}
+
+/// `x`: stops the selected child alone; it ends `interrupted` and the parent
+/// reads that it was stopped.
+fn stop_child(state: &State, ui: &mut Ui) -> Vec<Action> {
+    match running_child(state, ui) {
+        Some(child) => {
+            ui.say(format!("stopping {child}…"));
+            vec![Action::Send(Op::StopChild(child))]
+        }
+        None => Vec::new(),
+    }
+}
+
+/// `m`: what is typed next goes to the selected running child.
+fn message_child(state: &State, ui: &mut Ui) {
+    if let Some(child) = running_child(state, ui) {
+        ui.message_to = Some(child);
+        ui.overlay = None;
+        ui.focus = Focus::Composer;
+    }
+}
+
+/// The composer's text for the child `m` chose, if it still runs.
+fn send_to_child(
+    child: crate::event::AgentId,
+    text: String,
+    state: &State,
+    ui: &mut Ui,
+) -> Vec<Action> {
+    let running = state
+        .children
+        .iter()
+        .any(|c| c.id == child && c.status == ChildStatus::Running);
+    if !running {
+        ui.say(format!("{child} has ended: nothing was sent"));
+        return Vec::new();
+    }
+    ui.composer = empty_composer();
+    ui.pastes.clear();
+    ui.say(format!("sent to {child}: it reads it before its next step"));
+    vec![Action::Send(Op::MessageChild { child, text })]
+}
+
 /// Sends the composer's text, or queues it while a turn runs (the app sends the
 /// queue when the turn ends).
 fn submit(state: &State, ui: &mut Ui) -> Vec<Action> {
     let text = with_pastes(&ui.composer_text(), &ui.pastes);
     if text.trim().is_empty() {
         return Vec::new();
+    }
+    if let Some(child) = ui.message_to.take() {
+        return send_to_child(child, text, state, ui);
     }
     let command = match slash::parse(&text) {
         // An unknown command stays to be fixed, and is never sent.
@@ -608,3 +681,7 @@ fn handle_mouse(mouse: &MouseEvent, ui: &mut Ui) {
 #[cfg(test)]
 #[path = "keys_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "keys_child_tests.rs"]
+mod child_tests;

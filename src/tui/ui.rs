@@ -171,6 +171,8 @@ pub struct Ui {
     pub history_pos: Option<usize>,
     /// Prompts typed while a turn ran, sent when it ends.
     pub queued: Vec<String>,
+    /// The running child the composer's text goes to (`m`), instead of the parent.
+    pub message_to: Option<crate::event::AgentId>,
     /// Frame counter for spinners.
     pub spinner: usize,
     /// A short message for the status line ("press Ctrl-C again to quit").
@@ -239,6 +241,7 @@ impl Ui {
             history: Vec::new(),
             history_pos: None,
             queued: Vec::new(),
+            message_to: None,
             spinner: 0,
             flash: None,
             last_escape: None,

@@ -82,6 +82,7 @@ fn fixture(
         approval_ids: Arc::new(AtomicU64::new(0)),
         prices: Default::default(),
         history: Default::default(),
+        inbox: None,
     };
     Fixture {
         dir,

@@ -270,6 +270,7 @@ fn explore_agent(dir: &Path) -> Agent {
         approval_ids: Arc::new(AtomicU64::new(0)),
         prices: Default::default(),
         history: Default::default(),
+        inbox: None,
     }
 }
 

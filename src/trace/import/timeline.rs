@@ -139,6 +139,7 @@ impl LaneBuf {
                 | EventKind::PermissionDecision { .. }
                 | EventKind::ToolResult { .. }
                 | EventKind::HookContinue { .. }
+                | EventKind::Steer { .. }
                 | EventKind::HookRun { .. }
                 | EventKind::McpServerDown { .. }
                 | EventKind::TurnEnd { .. }

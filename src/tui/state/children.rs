@@ -123,6 +123,7 @@ impl State {
             EventKind::HookContinue { text } => child
                 .transcript
                 .push(TranscriptItem::Note(format!("stop hook: {text}"))),
+            EventKind::Steer { text } => child.transcript.push(TranscriptItem::Told(text.clone())),
             EventKind::HookRun {
                 hook,
                 outcome,

@@ -187,6 +187,7 @@ impl State {
             | EventKind::PermissionDecision { .. }
             | EventKind::ToolResult { .. }
             | EventKind::HookContinue { .. }
+            | EventKind::Steer { .. }
             | EventKind::HookRun { .. }
             | EventKind::McpServerDown { .. }
             | EventKind::TurnEnd { .. }
@@ -250,6 +251,7 @@ impl State {
             EventKind::HookContinue { text } => {
                 self.notice(NoticeLevel::Info, format!("stop hook: {text}"))
             }
+            EventKind::Steer { text } => self.push(EntryKind::User(text.clone())),
             EventKind::McpServerDown { server, error } => {
                 if let Some(entry) = self.info.mcp.iter_mut().find(|s| &s.name == server) {
                     entry.failed = Some(error.clone());

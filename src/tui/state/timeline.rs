@@ -58,6 +58,7 @@ impl Mark {
             | EventKind::ToolCall { .. }
             | EventKind::PermissionDecision { .. }
             | EventKind::HookContinue { .. }
+            | EventKind::Steer { .. }
             | EventKind::TurnEnd { .. } => Mark::Plain,
             EventKind::HookRun { outcome, .. } => match outcome {
                 crate::event::HookOutcome::Continued => Mark::Plain,
@@ -112,7 +113,8 @@ fn timeline_detail(kind: &EventKind) -> String {
         | EventKind::ThinkingDelta { text }
         | EventKind::Thinking { text, .. }
         | EventKind::TextDelta { text }
-        | EventKind::HookContinue { text } => short(text),
+        | EventKind::HookContinue { text }
+        | EventKind::Steer { text } => short(text),
         EventKind::Resumed { at, messages } => {
             format!("{at} · {}", count(*messages as u64, "message"))
         }

@@ -106,6 +106,8 @@ pub struct LiveLine {
 #[derive(Debug, Clone, PartialEq)]
 pub enum TranscriptItem {
     Prompt(String),
+    /// What the user told the child while it ran (`m`).
+    Told(String),
     Assistant(Arc<str>),
     ToolCall {
         name: String,

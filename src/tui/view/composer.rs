@@ -45,7 +45,15 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
             Span::styled(" · Ctrl-R older · Enter take · Esc leave", theme.dim()),
         ];
     }
-    if state.running && ui.search.is_none() {
+    if let Some(child) = ui.message_to {
+        title = vec![
+            Span::styled(format!("> message to {child}"), theme.focus()),
+            Span::styled(
+                " · read before its next step · Enter sends · Esc: to brood instead",
+                theme.dim(),
+            ),
+        ];
+    } else if state.running && ui.search.is_none() {
         title.push(Span::styled(
             " (Enter queues while brood works)",
             theme.dim(),
@@ -200,15 +208,76 @@ fn next_top(previous: usize, cursor: usize, len: usize) -> usize {
     }
 }
 
+/// Queued prompts shown at most, above the composer; the rest are counted.
+const QUEUED_ROWS: usize = 4;
+
+/// Prompts waiting for the running turn to end, in a box just above the
+/// composer: each one's first line, in the order they will go; ↑ in an empty
+/// composer takes the last one back to edit or drop.
+fn render_queued(frame: &mut Frame<'_>, composer: Rect, view: &View<'_>) {
+    let (ui, theme) = (&*view.ui, view.theme);
+    if ui.queued.is_empty() || ui.overlay.is_some() || ui.replay.is_some() {
+        return;
+    }
+    let hidden = ui.queued.len().saturating_sub(QUEUED_ROWS);
+    let rows = ui.queued.len().min(QUEUED_ROWS) + usize::from(hidden > 0);
+    let height = (rows as u16 + 2).min(composer.y);
+    if height < 3 {
+        return;
+    }
+    let area = Rect::new(composer.x, composer.y - height, composer.width, height);
+    let block = ratatui::widgets::Block::bordered()
+        .title(Line::from(format!(
+            " {} · sent when the turn ends · ↑ takes the last back ",
+            count(ui.queued.len() as u64, "queued prompt")
+        )))
+        .border_style(theme.dim());
+    let inner = block.inner(area);
+    frame.render_widget(ratatui::widgets::Clear, area);
+    frame.render_widget(block, area);
+    let mut lines: Vec<Line<'static>> = ui
+        .queued
+        .iter()
+        .take(QUEUED_ROWS)
+        .enumerate()
+        .map(|(i, prompt)| {
+            let first = prompt.lines().next().unwrap_or_default();
+            let more = prompt.lines().count().saturating_sub(1);
+            let mut spans = vec![
+                Span::styled(format!(" {} ", i + 1), theme.warning()),
+                Span::raw(crate::text::visible(first).into_owned()),
+            ];
+            if more > 0 {
+                spans.push(Span::styled(format!(" (+{more} lines)"), theme.dim()));
+            }
+            Line::from(spans)
+        })
+        .collect();
+    if hidden > 0 {
+        lines.push(Line::from(Span::styled(
+            format!(" … {hidden} more queued"),
+            theme.dim(),
+        )));
+    }
+    for (i, line) in lines.into_iter().take(inner.height as usize).enumerate() {
+        let line = super::text::cut_spans(line.spans, inner.width as usize);
+        frame
+            .buffer_mut()
+            .set_line(inner.x, inner.y + i as u16, &line, inner.width);
+    }
+}
+
 /// While a `/command` is typed: the commands that fit, in a box just above
 /// the composer (over the panes), with what each does; Tab completes.
 pub(super) fn render_commands(frame: &mut Frame<'_>, composer: Rect, view: &mut View<'_>) {
     let ui = &*view.ui;
     if ui.overlay.is_some() || ui.focus != Focus::Composer || ui.replay.is_some() {
+        render_queued(frame, composer, view);
         return;
     }
     let found = crate::tui::slash::matching(&ui.composer_text());
     if found.is_empty() {
+        render_queued(frame, composer, view);
         return;
     }
     let theme = view.theme;

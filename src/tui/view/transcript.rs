@@ -138,6 +138,18 @@ fn lines(child: &Child, width: usize, thinking: bool, theme: &Theme) -> Vec<Line
                 ));
                 out.push(Line::default());
             }
+            TranscriptItem::Told(text) => {
+                out.push(Line::from(vec![
+                    Span::styled("you", theme.user()),
+                    Span::styled(", while it ran", theme.dim()),
+                ]));
+                out.extend(indent(
+                    wrap(text.trim_end(), body, theme.text()),
+                    vec![Span::raw("  ")],
+                    "  ",
+                ));
+                out.push(Line::default());
+            }
             TranscriptItem::Assistant(text) => {
                 out.push(Line::from(Span::styled(
                     child.id.to_string(),

@@ -2,6 +2,7 @@
 //! meaning (and their absence under `NO_COLOR`).
 
 mod big;
+mod child_control;
 mod fixtures;
 mod recorded;
 mod scenes;
