@@ -79,7 +79,7 @@ fn m_messages_one_child_and_x_stops_another_while_the_parent_goes_on() {
     assert_eq!(turn_end["reason"], "completed", "the parent went on");
     // sub-2 read the message before its second step, after the first.
     let position =
-        |what: &dyn Fn(&serde_json::Value) -> bool| events.iter().position(|e| what(e)).unwrap();
+        |what: &dyn Fn(&serde_json::Value) -> bool| events.iter().position(what).unwrap();
     let told = position(&|e| e["type"] == "steer");
     let second =
         position(&|e| e["type"] == "model_request" && e["agent"] == "sub-2" && e["step"] == 2);
