@@ -58,3 +58,23 @@ pub enum Loaded {
         truncated_tail: bool,
     },
 }
+
+#[cfg(test)]
+impl SessionInfo {
+    /// A scripted session's description, for the screen's tests.
+    pub fn scripted(session: &str, cwd: &str) -> SessionInfo {
+        SessionInfo {
+            provider: "scripted".into(),
+            model: "scripted".into(),
+            light_model: None,
+            session: session.into(),
+            trace_path: None,
+            cwd: cwd.into(),
+            context_window: 200_000,
+            instructions: Vec::new(),
+            mcp: Vec::new(),
+            prices: Default::default(),
+            sandbox: None,
+        }
+    }
+}

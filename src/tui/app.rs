@@ -16,9 +16,10 @@ use super::replay::{Player, ReplayKey, replay_key};
 use super::state::State;
 use super::terminal::{self, TerminalError};
 use super::theme::Theme;
-use super::ui::Focus;
 use super::ui::Ui;
+use super::ui::{Focus, MouseMode};
 use super::view::{ViewCache, render};
+use super::{clipboard, export};
 use crate::event::{AgentId, Event, EventKind, Op};
 use crate::protocol::{Loaded, SessionInfo};
 
@@ -269,7 +270,7 @@ impl App {
                 }
                 input_event = input.next() => {
                     let Some(Ok(input_event)) = input_event else { return Ok(Exit::Quit) };
-                    if let Flow::Exit(exit) = self.input(&input_event, feed) {
+                    if let Flow::Exit(exit) = self.input(&input_event, feed, guard) {
                         return Ok(exit);
                     }
                     dirty = true;
@@ -323,7 +324,12 @@ impl App {
 
     /// One terminal input: the replay's controls first in a replay, then the
     /// key table.
-    fn input(&mut self, input: &InputEvent, feed: &mut Feed) -> Flow {
+    fn input(
+        &mut self,
+        input: &InputEvent,
+        feed: &mut Feed,
+        guard: &mut terminal::TerminalGuard,
+    ) -> Flow {
         match feed {
             Feed::Live { ops, .. } => {
                 for action in keys::handle(input, &self.state, &mut self.ui, Instant::now()) {
@@ -332,6 +338,7 @@ impl App {
                             let _ = ops.send(op);
                         }
                         Action::Quit => return Flow::Exit(Exit::Quit),
+                        other => self.outside(other, guard),
                     }
                 }
                 Flow::Continue
@@ -356,10 +363,54 @@ impl App {
                     }
                 }
                 let actions = keys::handle(input, &self.state, &mut self.ui, Instant::now());
-                match actions.contains(&Action::Quit) {
-                    true => Flow::Exit(Exit::Quit),
-                    false => Flow::Continue,
+                if actions.contains(&Action::Quit) {
+                    return Flow::Exit(Exit::Quit);
                 }
+                for action in actions {
+                    self.outside(action, guard);
+                }
+                Flow::Continue
+            }
+        }
+    }
+
+    /// What an action asks of the world outside the screen's state: the
+    /// terminal (mouse, clipboard) or a file; how it went is said.
+    fn outside(&mut self, action: Action, guard: &mut terminal::TerminalGuard) {
+        match action {
+            // The session's business, and nothing to send in a replay.
+            Action::Send(_) | Action::Quit => {}
+            Action::Mouse(mode) => {
+                if let Err(e) = guard.mouse(mode == MouseMode::Panes) {
+                    self.ui.say(format!("the mouse mode did not change: {e}"));
+                }
+            }
+            Action::Copy { what, text } => {
+                let copy = clipboard::osc52(&text);
+                let said = match guard.send_sequence(&copy.sequence) {
+                    Err(e) => format!("not copied: {e}"),
+                    Ok(()) => format!(
+                        "copied {what} ({}{}) · a terminal without OSC 52 ignores it; in tmux: set-clipboard on",
+                        crate::text::count(copy.chars as u64, "character"),
+                        if copy.cut {
+                            ", cut at the terminal's limit"
+                        } else {
+                            ""
+                        },
+                    ),
+                };
+                self.ui.say(said);
+            }
+            Action::Export {
+                path,
+                markdown,
+                replace,
+            } => {
+                let said = match export::write(&path, &markdown, replace) {
+                    Ok(()) => format!("exported the session to {}", path.display()),
+                    Err(e) => format!("not exported: {e}"),
+                };
+                self.ui.say(crate::text::visible(&said).into_owned());
             }
         }
     }

@@ -73,6 +73,8 @@ pub enum Command {
     Close,
     ExpandCells,
     ToggleThinking,
+    /// F2: the mouse to the terminal (select text) or to brood (scroll).
+    ToggleMouse,
     /// `z`: the focused pane fills the screen, and back.
     Zoom,
     /// Ctrl-R: search earlier prompts.
@@ -193,6 +195,7 @@ const BOTTOM: &[Chord] = &[key(K::End), ch('G')];
 pub const BINDINGS: &[Binding] = &[
     row(P::Anywhere, &[ctrl('c')], "Ctrl-C", "interrupt the turn; twice within 2 s quits", None, C::Interrupt),
     row(P::Anywhere, &[ctrl('d')], "Ctrl-D", "quit (when nothing is typed)", None, C::Quit),
+    row(P::Anywhere, &[key(K::F(2))], "F2", "mouse: the terminal's own selection (copy text) / brood's scrolling", None, C::ToggleMouse),
     // Approvals come first: the dialog takes every key while it shows.
     row(P::Approval, &[ch('y'), ch('Y')], "y", "allow once", Some(("y", "allow once")), C::AllowOnce),
     row(P::Approval, &[ch('a'), ch('A')], "a", "allow commands like this for the session", Some(("a", "allow for session")), C::AllowForSession),

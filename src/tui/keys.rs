@@ -13,7 +13,7 @@ use crossterm::event::{
 
 use super::keymap::{self, Command, Place};
 use super::state::{ChildStatus, State};
-use super::ui::{Direction, Focus, LiveMode, Overlay, Ui, empty_composer};
+use super::ui::{Direction, Focus, LiveMode, MouseMode, Overlay, Ui, empty_composer};
 use crate::event::{ApprovalAnswer, Op};
 
 /// A second Ctrl-C within this long quits.
@@ -27,6 +27,20 @@ const PAGE_LINES: usize = 20;
 pub enum Action {
     Send(Op),
     Quit,
+    /// Put this text on the clipboard (OSC 52), and say what was copied.
+    Copy {
+        what: String,
+        text: String,
+    },
+    /// Give the mouse to the terminal or take it back.
+    Mouse(MouseMode),
+    /// Write this Markdown to this file.
+    Export {
+        path: std::path::PathBuf,
+        markdown: String,
+        /// The file was named: write over one that is there.
+        replace: bool,
+    },
 }
 
 /// Handles one terminal input event.
@@ -178,6 +192,7 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         Command::ExpandCells => toggle_expanded(state, ui),
         Command::ToggleThinking => ui.thinking = !ui.thinking,
         Command::Zoom => ui.zoom = !ui.zoom,
+        Command::ToggleMouse => return toggle_mouse(ui),
         Command::SearchHistory => {
             ui.search = Some(HistorySearch {
                 original: ui.composer_text(),
@@ -555,8 +570,65 @@ fn run_command(command: SlashCommand, args: &str, state: &State, ui: &mut Ui) ->
                 name: name.to_string(),
             })]
         }
+        SlashCommand::Copy => match last_answer(state) {
+            Some(text) => vec![Action::Copy {
+                what: "the last answer".into(),
+                text,
+            }],
+            None => {
+                ui.say("nothing to copy yet: no answer so far".into());
+                Vec::new()
+            }
+        },
+        SlashCommand::Export => {
+            let (path, replace) = export_path(args, state);
+            vec![Action::Export {
+                path,
+                markdown: super::export::markdown(state),
+                replace,
+            }]
+        }
+        SlashCommand::Mouse => toggle_mouse(ui),
         SlashCommand::Quit => vec![Action::Quit],
     }
+}
+
+/// The parent's last answer, if it gave one.
+fn last_answer(state: &State) -> Option<String> {
+    state.entries.iter().rev().find_map(|e| match &e.kind {
+        super::state::EntryKind::Assistant { text, .. } if !text.trim().is_empty() => {
+            Some(text.to_string())
+        }
+        _ => None,
+    })
+}
+
+/// Where `/export [FILE]` writes: the file named (relative to the
+/// workspace), or `brood-SESSION.md` in the workspace, never over a file
+/// that is there unless it was named.
+fn export_path(args: &str, state: &State) -> (std::path::PathBuf, bool) {
+    let cwd = std::path::Path::new(&state.info.cwd);
+    match args.trim() {
+        "" => (cwd.join(format!("brood-{}.md", state.info.session)), false),
+        named => (cwd.join(named), true),
+    }
+}
+
+/// F2 or `/mouse`: the mouse goes to the terminal, whose own selection then
+/// works, or back to brood.
+fn toggle_mouse(ui: &mut Ui) -> Vec<Action> {
+    ui.mouse = match ui.mouse {
+        MouseMode::Panes => MouseMode::Terminal,
+        MouseMode::Terminal => MouseMode::Panes,
+    };
+    ui.say(
+        match ui.mouse {
+            MouseMode::Terminal => "mouse: the terminal's (select text to copy); F2 gives it back",
+            MouseMode::Panes => "mouse: brood's (the wheel scrolls the panes)",
+        }
+        .into(),
+    );
+    vec![Action::Mouse(ui.mouse)]
 }
 
 /// `/cost`: the session's cost by agent, where their models have a price.
@@ -685,3 +757,7 @@ mod tests;
 #[cfg(test)]
 #[path = "keys_child_tests.rs"]
 mod child_tests;
+
+#[cfg(test)]
+#[path = "keys_outside_tests.rs"]
+mod outside_tests;

@@ -23,19 +23,7 @@ fn typed(text: &str, state: &State, ui: &mut Ui) {
 
 /// A turn with two children: sub-1 running, sub-2 finished.
 fn two_children() -> State {
-    let mut state = State::new(SessionInfo {
-        provider: "scripted".into(),
-        model: "scripted".into(),
-        light_model: None,
-        session: "s".into(),
-        trace_path: None,
-        cwd: "/tmp".into(),
-        context_window: 200_000,
-        instructions: Vec::new(),
-        mcp: Vec::new(),
-        prices: Default::default(),
-        sandbox: None,
-    });
+    let mut state = State::new(SessionInfo::scripted("s", "/tmp"));
     let mut seq = 0;
     let mut apply = |agent, kind| {
         seq += 1;

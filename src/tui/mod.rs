@@ -2,6 +2,8 @@
 //! ratatui buffer, and the render task that connects them to the terminal.
 
 pub mod app;
+mod clipboard;
+mod export;
 pub mod highlight;
 pub mod keymap;
 pub mod keys;

@@ -9,6 +9,9 @@ pub enum SlashCommand {
     Compact,
     Cost,
     Model,
+    Copy,
+    Export,
+    Mouse,
     Quit,
 }
 
@@ -47,6 +50,24 @@ pub const COMMANDS: &[CommandInfo] = &[
         args: "[light] NAME",
         about: "the main (or light) model for the next turns",
         command: SlashCommand::Model,
+    },
+    CommandInfo {
+        name: "copy",
+        args: "",
+        about: "copy the last answer to the clipboard (OSC 52)",
+        command: SlashCommand::Copy,
+    },
+    CommandInfo {
+        name: "export",
+        args: "[FILE]",
+        about: "write the session as Markdown (default brood-SESSION.md)",
+        command: SlashCommand::Export,
+    },
+    CommandInfo {
+        name: "mouse",
+        args: "",
+        about: "the mouse to the terminal to select text, and back (F2)",
+        command: SlashCommand::Mouse,
     },
     CommandInfo {
         name: "quit",

@@ -83,6 +83,28 @@ impl TerminalGuard {
     }
 }
 
+impl TerminalGuard {
+    /// Mouse reports on (brood scrolls the pane under the pointer) or off
+    /// (the terminal's own selection works).
+    pub fn mouse(&mut self, on: bool) -> Result<(), TerminalError> {
+        let backend = self.terminal.backend_mut();
+        match on {
+            true => execute!(backend, EnableMouseCapture),
+            false => execute!(backend, DisableMouseCapture),
+        }
+        .map_err(TerminalError::Draw)
+    }
+
+    /// Writes a control sequence brood made itself (OSC 52) between frames.
+    pub fn send_sequence(&mut self, sequence: &str) -> Result<(), TerminalError> {
+        let backend = self.terminal.backend_mut();
+        backend
+            .write_all(sequence.as_bytes())
+            .and_then(|()| backend.flush())
+            .map_err(TerminalError::Draw)
+    }
+}
+
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore();

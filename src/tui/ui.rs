@@ -171,6 +171,8 @@ pub struct Ui {
     pub history_pos: Option<usize>,
     /// Prompts typed while a turn ran, sent when it ends.
     pub queued: Vec<String>,
+    /// Who the mouse is for: brood's panes, or the terminal's own selection.
+    pub mouse: MouseMode,
     /// The running child the composer's text goes to (`m`), instead of the parent.
     pub message_to: Option<crate::event::AgentId>,
     /// Frame counter for spinners.
@@ -199,6 +201,16 @@ impl Default for Ui {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Who gets the mouse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MouseMode {
+    /// brood: the wheel scrolls the pane under the pointer.
+    Panes,
+    /// The terminal: its own selection (drag, double-click) works; the
+    /// wheel is the terminal's too.
+    Terminal,
 }
 
 /// Ctrl-R: earlier prompts searched as the query is typed, newest first.
@@ -242,6 +254,7 @@ impl Ui {
             history_pos: None,
             queued: Vec::new(),
             message_to: None,
+            mouse: MouseMode::Panes,
             spinner: 0,
             flash: None,
             last_escape: None,

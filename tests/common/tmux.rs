@@ -58,6 +58,12 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Any other tmux command on this server (`show-buffer`, `display -p …`),
+    /// its output.
+    pub fn tmux(&self, args: &[&str]) -> String {
+        self.run(args)
+    }
+
     /// Sends keys by tmux name (`Enter`, `C-c`, `Escape`, `G`).
     pub fn keys(&self, keys: &[&str]) {
         self.run(&[&["send-keys", "-t", "t"][..], keys].concat());

@@ -152,6 +152,18 @@ fn right_side(state: &State, ui: &Ui, theme: &Theme, max: usize) -> News {
         ("idle".to_string(), theme.dim())
     };
     let mut spans = vec![Span::styled(text, style)];
+    // While the terminal has the mouse the wheel does not scroll: say so, first.
+    if ui.mouse == crate::tui::ui::MouseMode::Terminal {
+        spans
+            .splice(
+                0..0,
+                [
+                    Span::styled("mouse: select (F2)", theme.warning()),
+                    Span::styled(" · ", theme.dim()),
+                ],
+            )
+            .for_each(drop);
+    }
     let mut asides = Vec::new();
     // What commands run under: news in red when they are not confined (first,
     // so it is never cut), an aside when they are.
