@@ -4,6 +4,7 @@
 mod cli;
 mod resume_cli;
 mod setup_lists;
+mod workbench_cli;
 
 use cli::{
     Cli, DEMO_QUESTION, ModelArgs, Provider, ReplayArgs, SandboxArgs, SessionArgs, TracesArgs,
@@ -24,9 +25,7 @@ use brood::agent::{Approver, AutoApprove};
 use brood::headless::{self, OutputFormat, RunExit};
 use brood::policy::classify_command_with;
 use brood::replay::PrintFormat;
-use brood::session::resume::ResumeFrom;
 use brood::session::setup::{self, Prepared, SetupError};
-use brood::session::{ChannelApprover, Ending, drive};
 use brood::tools::ToolRegistry;
 use brood::tui::app::{self, Pace, Recording, ReplayExit};
 
@@ -34,7 +33,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
     let result = match cli.command {
-        None => workbench(&cli.model, &cli.session, None),
+        None => workbench_cli::workbench(&cli.model, &cli.session, None),
         Some(Verb::CheckCommand { command }) => check_command(&command.join(" ")),
         Some(Verb::Tool {
             name,
@@ -67,7 +66,7 @@ fn main() -> ExitCode {
             if args.headless || !std::io::stdout().is_terminal() {
                 headless(&model, &args.session, &prompt)
             } else {
-                workbench(&model, &args.session, Some(prompt))
+                workbench_cli::workbench(&model, &args.session, Some(prompt))
             }
         }
     };
@@ -139,60 +138,6 @@ fn headless(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow:
         eprintln!("brood: {}", brood::text::visible(reason));
     }
     Ok(ExitCode::from(exit.code()))
-}
-
-fn workbench(
-    model_args: &ModelArgs,
-    args: &SessionArgs,
-    first_prompt: Option<String>,
-) -> anyhow::Result<ExitCode> {
-    let mut setup = setup(model_args, args);
-    if args.resume.as_deref() == Some("") {
-        match resume_cli::pick_session(setup.workspace.clone())? {
-            Some(path) => setup.resume = Some(ResumeFrom::Named(path.display().to_string())),
-            None => return Ok(ExitCode::SUCCESS),
-        }
-    }
-    let approver = Arc::new(ChannelApprover::new());
-    let Prepared {
-        mut session,
-        mut info,
-        ..
-    } = prepare(&setup, approver.clone())?;
-    tracing::info!(session = session.id(), "workbench");
-    let id = session.id().to_string();
-    let traced = session.trace_path().is_some();
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(async move {
-        // Before the screen is the terminal's: what did not start is said here.
-        for warning in session.start_mcp().await {
-            eprintln!("brood: {}", brood::text::visible(&warning));
-        }
-        info.mcp = session.mcp_summary();
-        let events = resume_cli::with_earlier(session.take_earlier(), session.bus().subscribe());
-        let (ops, op_rx) = tokio::sync::mpsc::unbounded_channel();
-        let shutdown = CancellationToken::new();
-        let task = tokio::spawn(drive(
-            session,
-            op_rx,
-            Some(approver),
-            shutdown.clone(),
-            Ending::OnQuit,
-        ));
-        let link = app::Link {
-            events,
-            ops,
-            shutdown,
-            done: async move {
-                let _ = task.await;
-            },
-        };
-        app::run(link, info, first_prompt).await
-    })?;
-    if traced {
-        println!("brood: to continue this session: brood --resume {id}");
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// `brood replay`: the workbench plays the file while a thread reads it, or

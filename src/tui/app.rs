@@ -62,13 +62,26 @@ pub enum ReplayExit {
     AfterFirstFrame,
 }
 
-/// Runs the workbench on a live session until the user quits. `first_prompt`
-/// is sent at once (the demo's question).
+/// What comes after a live session's workbench.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    /// The user quit.
+    Quit,
+    /// `/clear`: a new session in the same workspace; this one stays resumable.
+    NewSession,
+    /// `/resume [ID]`: that saved session, or the picker without an id.
+    Resume(Option<String>),
+}
+
+/// Runs the workbench on a live session until the user quits or switches
+/// sessions. `first_prompt` is sent at once (the demo's question); `note` is
+/// said on the status line at start (where the last session went).
 pub async fn run<Done: Future>(
     link: Link<Done>,
     info: SessionInfo,
     first_prompt: Option<String>,
-) -> Result<(), TerminalError> {
+    note: Option<String>,
+) -> Result<Next, TerminalError> {
     let Link {
         events,
         ops,
@@ -80,6 +93,9 @@ pub async fn run<Done: Future>(
         let _ = ops.send(Op::UserMessage(prompt));
     }
     let mut app = App::new(info);
+    if let Some(note) = note {
+        app.ui.say(note);
+    }
     let mut feed = Feed::Live {
         events,
         ops: ops.clone(),
@@ -88,13 +104,16 @@ pub async fn run<Done: Future>(
     // Quit: stop the turn and its children, let the session write its last
     // events, then give the terminal back (the guard's drop).
     let _ = ops.send(match result {
-        Ok(Exit::Quit | Exit::FirstFrame) | Err(_) => Op::Quit,
+        Ok(Exit::Quit | Exit::FirstFrame | Exit::Switch(_)) | Err(_) => Op::Quit,
         Ok(Exit::Signal) => Op::Terminate,
     });
     shutdown.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(3), done).await;
     drop(guard);
-    result.map(|_| ())
+    result.map(|exit| match exit {
+        Exit::Switch(next) => next,
+        Exit::Quit | Exit::Signal | Exit::FirstFrame => Next::Quit,
+    })
 }
 
 /// Plays a recording in the same workbench, with the replay's controls in
@@ -182,6 +201,8 @@ enum Exit {
     Signal,
     /// A replay asked to stop after its first frame (benchmarks).
     FirstFrame,
+    /// Another session next (`/clear`, `/resume`).
+    Switch(Next),
 }
 
 struct App {
@@ -338,6 +359,7 @@ impl App {
                             let _ = ops.send(op);
                         }
                         Action::Quit => return Flow::Exit(Exit::Quit),
+                        Action::Switch(next) => return Flow::Exit(Exit::Switch(next)),
                         other => self.outside(other, guard),
                     }
                 }
@@ -379,7 +401,7 @@ impl App {
     fn outside(&mut self, action: Action, guard: &mut terminal::TerminalGuard) {
         match action {
             // The session's business, and nothing to send in a replay.
-            Action::Send(_) | Action::Quit => {}
+            Action::Send(_) | Action::Quit | Action::Switch(_) => {}
             Action::Mouse(mode) => {
                 if let Err(e) = guard.mouse(mode == MouseMode::Panes) {
                     self.ui.say(format!("the mouse mode did not change: {e}"));

@@ -32,6 +32,8 @@ pub enum Action {
         what: String,
         text: String,
     },
+    /// End this session's workbench for another session.
+    Switch(super::app::Next),
     /// Give the mouse to the terminal or take it back.
     Mouse(MouseMode),
     /// Write this Markdown to this file.
@@ -589,6 +591,15 @@ fn run_command(command: SlashCommand, args: &str, state: &State, ui: &mut Ui) ->
             }]
         }
         SlashCommand::Mouse => toggle_mouse(ui),
+        // A turn that runs would be cut short: the user stops it first.
+        SlashCommand::Clear | SlashCommand::Resume if state.busy() => {
+            ui.say("brood is working: Esc interrupts it, then /clear or /resume".into());
+            Vec::new()
+        }
+        SlashCommand::Clear => vec![Action::Switch(super::app::Next::NewSession)],
+        SlashCommand::Resume => vec![Action::Switch(super::app::Next::Resume(
+            Some(args.trim().to_string()).filter(|id| !id.is_empty()),
+        ))],
         SlashCommand::Quit => vec![Action::Quit],
     }
 }

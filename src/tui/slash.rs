@@ -9,6 +9,8 @@ pub enum SlashCommand {
     Compact,
     Cost,
     Model,
+    Clear,
+    Resume,
     Copy,
     Export,
     Mouse,
@@ -50,6 +52,18 @@ pub const COMMANDS: &[CommandInfo] = &[
         args: "[light] NAME",
         about: "the main (or light) model for the next turns",
         command: SlashCommand::Model,
+    },
+    CommandInfo {
+        name: "clear",
+        args: "",
+        about: "start a new session here; this one stays resumable",
+        command: SlashCommand::Clear,
+    },
+    CommandInfo {
+        name: "resume",
+        args: "[ID]",
+        about: "continue a saved session of this workspace (a list without ID)",
+        command: SlashCommand::Resume,
     },
     CommandInfo {
         name: "copy",
@@ -160,8 +174,9 @@ mod tests {
     #[test]
     fn tab_completes_one_command_whole_and_several_to_what_they_share() {
         assert_eq!(complete("/he").as_deref(), Some("/help "));
-        assert_eq!(complete("/c").as_deref(), Some("/co"));
-        assert_eq!(complete("/co"), None, "nothing more to add");
+        assert_eq!(complete("/m").as_deref(), Some("/mo"), "model and mouse");
+        assert_eq!(complete("/mo"), None, "nothing more to add");
+        assert_eq!(complete("/cop").as_deref(), Some("/copy "));
         assert_eq!(complete("/x"), None);
         assert_eq!(complete("/help now"), None);
         assert_eq!(matching("/").len(), COMMANDS.len());

@@ -208,6 +208,9 @@ fn next_top(previous: usize, cursor: usize, len: usize) -> usize {
     }
 }
 
+/// Commands listed at most while one is typed; the rest are counted.
+const COMMAND_ROWS: usize = 8;
+
 /// Queued prompts shown at most, above the composer; the rest are counted.
 const QUEUED_ROWS: usize = 4;
 
@@ -281,7 +284,12 @@ pub(super) fn render_commands(frame: &mut Frame<'_>, composer: Rect, view: &mut 
         return;
     }
     let theme = view.theme;
-    let rows = found.len().min(8) as u16;
+    // The list is never cut silently: the last row counts what is left out.
+    let shown = match found.len() > COMMAND_ROWS {
+        true => COMMAND_ROWS - 1,
+        false => found.len(),
+    };
+    let rows = (shown + usize::from(shown < found.len())) as u16;
     let height = (rows + 2).min(composer.y);
     if height < 3 {
         return;
@@ -298,7 +306,22 @@ pub(super) fn render_commands(frame: &mut Frame<'_>, composer: Rect, view: &mut 
         .map(|c| c.name.len() + c.args.len() + 2)
         .max()
         .unwrap_or(0);
-    for (i, command) in found.iter().take(inner.height as usize).enumerate() {
+    // With less room than asked for, one row still counts the rest.
+    let listed = match rows as usize <= inner.height as usize {
+        true => shown,
+        false => (inner.height as usize).saturating_sub(1),
+    };
+    let hidden = found.len() - listed;
+    if hidden > 0 {
+        let more = Line::from(Span::styled(
+            format!(" … {hidden} more: type more of the name"),
+            theme.dim(),
+        ));
+        frame
+            .buffer_mut()
+            .set_line(inner.x, inner.y + listed as u16, &more, inner.width);
+    }
+    for (i, command) in found.iter().take(listed).enumerate() {
         let name = match command.args.is_empty() {
             true => format!("/{}", command.name),
             false => format!("/{} {}", command.name, command.args),

@@ -73,3 +73,19 @@ fn queued_prompts_are_listed_above_the_composer_and_none_is_hidden_silently() {
     }
     assert!(find(&buf, "tell me the cost").is_none());
 }
+
+/// More commands than the list's rows: the last row counts the rest.
+#[test]
+fn the_command_list_counts_what_it_leaves_out() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    ui.focus = Focus::Composer;
+    ui.composer.insert_str("/");
+    let buf = draw(&state, &mut ui, 130, 40, &color());
+    // Eight rows: seven commands and the count.
+    let hidden = crate::tui::slash::COMMANDS.len() - 7;
+    assert!(find(&buf, "/help").is_some());
+    assert!(find(&buf, "/quit").is_none(), "the last is left out");
+    let count = format!("… {hidden} more: type more of the name");
+    assert!(find(&buf, &count).is_some(), "{count}");
+}
