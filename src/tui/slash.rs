@@ -9,6 +9,7 @@ pub enum SlashCommand {
     Compact,
     Cost,
     Model,
+    Diff,
     Quit,
 }
 
@@ -47,6 +48,12 @@ pub const COMMANDS: &[CommandInfo] = &[
         args: "[light] NAME",
         about: "the main (or light) model for the next turns",
         command: SlashCommand::Model,
+    },
+    CommandInfo {
+        name: "diff",
+        args: "",
+        about: "every file the session changed, with its diffs",
+        command: SlashCommand::Diff,
     },
     CommandInfo {
         name: "quit",
@@ -131,6 +138,7 @@ mod tests {
             Parsed::Command(SlashCommand::Model, "light claude-haiku-4-5")
         );
         assert_eq!(parse("/halp"), Parsed::Unknown("halp"));
+        assert_eq!(parse("/diff"), Parsed::Command(SlashCommand::Diff, ""));
         assert_eq!(parse("/etc/hosts: what is this?"), Parsed::Prompt);
         assert_eq!(parse("what does /help do?"), Parsed::Prompt);
         assert_eq!(parse("/"), Parsed::Prompt);

@@ -2,6 +2,7 @@
 //! meaning (and their absence under `NO_COLOR`).
 
 mod big;
+mod edits;
 mod fixtures;
 mod recorded;
 mod scenes;
