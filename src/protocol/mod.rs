@@ -77,6 +77,15 @@ pub fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
 }
 
+/// What a `write_file` result says when the file was there before: the
+/// screen then knows the lines it shows as added replaced others.
+pub const OVERWROTE: &str = "overwrote existing file";
+
+/// Whether a `write_file` result says it replaced a file.
+pub fn overwrote(tool: &str, content: &str) -> bool {
+    tool == "write_file" && content.contains(OVERWROTE)
+}
+
 /// How a `bash` result begins: `exit code: N`, written by the tool before
 /// any of the command's output, so readers (the screen's ✗) can trust it.
 pub const EXIT_CODE_PREFIX: &str = "exit code: ";

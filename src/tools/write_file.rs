@@ -63,7 +63,7 @@ impl Tool for WriteFileTool {
         blocking(ctx, move || {
             let existed = write_atomic(&place, &shown, content.as_bytes())?;
             let what = match existed {
-                true => "overwrote existing file",
+                true => crate::protocol::OVERWROTE,
                 false => "new file",
             };
             Ok(format!("wrote {} bytes to {shown} ({what})", content.len()))

@@ -22,6 +22,10 @@ pub enum Place {
     Reason,
     Help,
     Transcript,
+    /// A tool cell's whole output.
+    Viewer,
+    /// Every change of the session (`/diff`).
+    Diffs,
     /// A replay's controls, before the panes'.
     Replay,
 }
@@ -40,6 +44,8 @@ impl Place {
             Place::Reason => "Denying with a reason",
             Place::Help => "This help",
             Place::Transcript => "A child's transcript",
+            Place::Viewer => "A tool's output",
+            Place::Diffs => "The session's changes (/diff)",
             Place::Replay => "Replay",
         }
     }
@@ -71,7 +77,17 @@ pub enum Command {
     ToggleTrace,
     Help,
     Close,
-    ExpandCells,
+    /// ↑/↓ in the conversation: the previous / next tool cell.
+    SelectPrevious,
+    SelectNext,
+    /// Enter: the selected tool cell whole, and back.
+    ExpandCell,
+    /// `o`: the selected tool cell's output in the viewer.
+    OpenOutput,
+    /// `/` in the viewer: type a query.
+    Find,
+    NextMatch,
+    PreviousMatch,
     ToggleThinking,
     /// F2: the mouse to the terminal (select text) or to brood (scroll).
     ToggleMouse,
@@ -232,6 +248,23 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Transcript, &[ch('r')], "r", "show / fold the child's reasoning", None, C::ToggleThinking),
     row(P::Transcript, &[ch('x')], "x", "stop this child; the others go on", Some(("x", "stop")), C::StopChild),
     row(P::Transcript, &[ch('m')], "m", "send this child a message (read next step)", Some(("m", "message")), C::MessageChild),
+    row(P::Viewer, &[key(K::Esc), ch('q')], "Esc", "close", Some(("Esc", "close")), C::Close),
+    row(P::Viewer, &[ch('/')], "/", "search: type, then Enter (Esc leaves)", Some(("/", "search")), C::Find),
+    row(P::Viewer, &[ch('n')], "n N", "the next / previous match", Some(("n N", "match")), C::NextMatch),
+    row(P::Viewer, &[ch('N')], "", "", None, C::PreviousMatch),
+    row(P::Viewer, UP, "↑↓ PgUp PgDn", "scroll", Some(("↑↓", "scroll")), C::ScrollUp),
+    row(P::Viewer, DOWN, "", "", None, C::ScrollDown),
+    row(P::Viewer, &[key(K::PageUp)], "", "", None, C::PageUp),
+    row(P::Viewer, &[key(K::PageDown), ch(' ')], "", "", None, C::PageDown),
+    row(P::Viewer, TOP, "Home End", "to the top / the bottom", None, C::Top),
+    row(P::Viewer, BOTTOM, "", "", None, C::Bottom),
+    row(P::Diffs, &[key(K::Esc), ch('q')], "Esc", "close", Some(("Esc", "close")), C::Close),
+    row(P::Diffs, UP, "↑↓ PgUp PgDn", "scroll", Some(("↑↓", "scroll")), C::ScrollUp),
+    row(P::Diffs, DOWN, "", "", None, C::ScrollDown),
+    row(P::Diffs, &[key(K::PageUp)], "", "", None, C::PageUp),
+    row(P::Diffs, &[key(K::PageDown), ch(' ')], "", "", None, C::PageDown),
+    row(P::Diffs, TOP, "Home End", "to the top / the bottom", None, C::Top),
+    row(P::Diffs, BOTTOM, "", "", None, C::Bottom),
     row(P::Composer, &[key(K::Enter)], "Enter", "send (queued while brood works)", Some(("Enter", "send")), C::Send),
     row(P::Composer, &[ with(K::Enter, KeyModifiers::ALT),
             with(K::Enter, KeyModifiers::SHIFT),
@@ -251,7 +284,10 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Composer, &[ch('?')], "?", "this help (when nothing is typed)", None, C::Help),
     row(P::Composer, &[key(K::PageUp)], "PgUp PgDn", "scroll the conversation", None, C::PageUp),
     row(P::Composer, &[key(K::PageDown)], "", "", None, C::PageDown),
-    row(P::Conversation, &[key(K::Enter)], "Enter", "expand / collapse the tool cells", Some(("Enter", "expand")), C::ExpandCells),
+    row(P::Conversation, UP, "↑↓", "select the previous / next tool cell (the view follows; past the ends, scroll)", Some(("↑↓", "select")), C::SelectPrevious),
+    row(P::Conversation, DOWN, "", "", None, C::SelectNext),
+    row(P::Conversation, &[key(K::Enter)], "Enter", "expand / collapse the selected tool cell", Some(("Enter", "expand")), C::ExpandCell),
+    row(P::Conversation, &[ch('o')], "o", "the selected tool cell's whole output (/ searches it)", Some(("o", "output")), C::OpenOutput),
     row(P::Conversation, &[ch('r')], "r", "show / fold the model's reasoning (thinking)", None, C::ToggleThinking),
     row(P::Subagents, &[key(K::Enter)], "Enter", "open the selected child's transcript", Some(("Enter", "open child")), C::OpenChild),
     row(P::Subagents, &[ch('x')], "x", "stop the selected child; the others go on", Some(("x", "stop")), C::StopChild),
@@ -341,7 +377,7 @@ mod tests {
         let enter = press(KeyCode::Enter, KeyModifiers::NONE);
         assert_eq!(
             lookup(&[P::Conversation, P::Panes], &enter),
-            Some(C::ExpandCells)
+            Some(C::ExpandCell)
         );
         assert_eq!(
             lookup(&[P::Subagents, P::Panes], &enter),
@@ -353,6 +389,12 @@ mod tests {
             Some(C::PreviousChild)
         );
         assert_eq!(lookup(&[P::Live, P::Panes], &up), Some(C::ScrollUp));
+        assert_eq!(
+            lookup(&[P::Conversation, P::Panes], &up),
+            Some(C::SelectPrevious)
+        );
+        let big_n = press(KeyCode::Char('N'), KeyModifiers::SHIFT);
+        assert_eq!(lookup(&[P::Viewer], &big_n), Some(C::PreviousMatch));
         let big_g = press(KeyCode::Char('G'), KeyModifiers::SHIFT);
         assert_eq!(lookup(&[P::Panes], &big_g), Some(C::Bottom));
         let shift_right = press(KeyCode::Right, KeyModifiers::SHIFT);
@@ -379,6 +421,8 @@ mod tests {
             P::Reason,
             P::Help,
             P::Transcript,
+            P::Viewer,
+            P::Diffs,
             P::Replay,
         ];
         let shown: usize = help(&all).iter().map(|(_, rows)| rows.len()).sum();

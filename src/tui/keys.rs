@@ -2,6 +2,7 @@
 //! the keyboard state, so every binding is tested without a terminal; it returns
 //! what the app must do (send an `Op`, quit) and changes only `Ui`.
 
+use super::selection;
 use super::slash::{self, Parsed, SlashCommand};
 use super::ui::HistorySearch;
 use crate::event::ModelSlot;
@@ -70,9 +71,14 @@ pub fn handle(input: &InputEvent, state: &State, ui: &mut Ui, now: Instant) -> V
 }
 
 fn handle_key(key: &KeyEvent, state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
-    // While Ctrl-R searches, typing goes to the query.
+    // While Ctrl-R searches, typing goes to the query; so it does while
+    // the viewer's query is typed.
     if ui.search.is_some() && state.approvals.is_empty() {
         search_key(key, ui);
+        return Vec::new();
+    }
+    if selection::typing(ui) && state.approvals.is_empty() {
+        selection::find_key(key, state, ui);
         return Vec::new();
     }
     // A reason typed for an approval that is no longer first is dropped.
@@ -107,6 +113,8 @@ pub fn places(state: &State, ui: &Ui) -> Vec<Place> {
     match ui.overlay {
         Some(Overlay::Help) => places.push(Place::Help),
         Some(Overlay::Transcript(_)) => places.push(Place::Transcript),
+        Some(Overlay::Output(_)) => places.push(Place::Viewer),
+        Some(Overlay::Diffs) => places.push(Place::Diffs),
         None => {
             if ui.replay.is_some() {
                 places.push(Place::Replay);
@@ -191,7 +199,13 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
             ui.show_trace = !ui.show_trace;
             ui.trace.to_bottom();
         }
-        Command::ExpandCells => toggle_expanded(state, ui),
+        Command::SelectPrevious => selection::select(state, ui, Direction::Backward),
+        Command::SelectNext => selection::select(state, ui, Direction::Forward),
+        Command::ExpandCell => selection::toggle_expanded(state, ui),
+        Command::OpenOutput => selection::open_output(state, ui),
+        Command::Find => selection::start_find(ui),
+        Command::NextMatch => selection::step_find(ui, true),
+        Command::PreviousMatch => selection::step_find(ui, false),
         Command::ToggleThinking => ui.thinking = !ui.thinking,
         Command::Zoom => ui.zoom = !ui.zoom,
         Command::ToggleMouse => return toggle_mouse(ui),
@@ -600,6 +614,11 @@ fn run_command(command: SlashCommand, args: &str, state: &State, ui: &mut Ui) ->
         SlashCommand::Resume => vec![Action::Switch(super::app::Next::Resume(
             Some(args.trim().to_string()).filter(|id| !id.is_empty()),
         ))],
+        SlashCommand::Diff => {
+            ui.overlay = Some(Overlay::Diffs);
+            ui.overlay_scroll.to_top();
+            Vec::new()
+        }
         SlashCommand::Quit => vec![Action::Quit],
     }
 }
@@ -706,23 +725,6 @@ fn select_child(state: &State, ui: &mut Ui, direction: Direction) {
     {
         ui.overlay = Some(Overlay::Transcript(child.id));
         ui.overlay_scroll.to_top();
-    }
-}
-
-/// Enter on the conversation expands every tool cell, or collapses them all.
-fn toggle_expanded(state: &State, ui: &mut Ui) {
-    let calls: Vec<String> = state
-        .entries
-        .iter()
-        .filter_map(|e| match &e.kind {
-            super::state::EntryKind::Tool(cell) => Some(cell.call_id.clone()),
-            _ => None,
-        })
-        .collect();
-    if !calls.is_empty() && calls.iter().all(|c| ui.expanded.contains(c)) {
-        ui.expanded.clear();
-    } else {
-        ui.expanded.extend(calls);
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod app;
 mod clipboard;
+pub mod diff;
 mod export;
 pub mod highlight;
 pub mod keymap;
@@ -10,9 +11,11 @@ pub mod keys;
 pub mod markdown;
 pub mod picker;
 pub mod replay;
+pub mod selection;
 pub mod slash;
 pub mod state;
 pub mod terminal;
 pub mod theme;
 pub mod ui;
 pub mod view;
+pub mod viewer;

@@ -14,6 +14,7 @@ pub enum SlashCommand {
     Copy,
     Export,
     Mouse,
+    Diff,
     Quit,
 }
 
@@ -82,6 +83,12 @@ pub const COMMANDS: &[CommandInfo] = &[
         args: "",
         about: "the mouse to the terminal to select text, and back (F2)",
         command: SlashCommand::Mouse,
+    },
+    CommandInfo {
+        name: "diff",
+        args: "",
+        about: "every file the session changed, with its diffs",
+        command: SlashCommand::Diff,
     },
     CommandInfo {
         name: "quit",
@@ -166,6 +173,7 @@ mod tests {
             Parsed::Command(SlashCommand::Model, "light claude-haiku-4-5")
         );
         assert_eq!(parse("/halp"), Parsed::Unknown("halp"));
+        assert_eq!(parse("/diff"), Parsed::Command(SlashCommand::Diff, ""));
         assert_eq!(parse("/etc/hosts: what is this?"), Parsed::Prompt);
         assert_eq!(parse("what does /help do?"), Parsed::Prompt);
         assert_eq!(parse("/"), Parsed::Prompt);

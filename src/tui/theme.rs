@@ -125,6 +125,26 @@ impl Theme {
         }
     }
 
+    /// A diff's added lines and count.
+    pub fn added(&self) -> Style {
+        self.fg(Color::Green)
+    }
+
+    /// A diff's removed lines and count (red, not bold: there may be many).
+    pub fn removed(&self) -> Style {
+        self.fg(Color::Red)
+    }
+
+    /// A diff's `@@` hunk headers.
+    pub fn hunk(&self) -> Style {
+        self.fg(Color::Cyan).add_modifier(Modifier::DIM)
+    }
+
+    /// A search's matches; the current one is [`Theme::selected`].
+    pub fn found(&self) -> Style {
+        self.fg(Color::Yellow).add_modifier(Modifier::REVERSED)
+    }
+
     /// A syntax-highlighting colour; `None` under `NO_COLOR`.
     pub fn syntax(&self, color: Color) -> Style {
         self.fg(color)

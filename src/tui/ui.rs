@@ -55,6 +55,10 @@ pub enum Overlay {
     Help,
     /// A child's whole transcript.
     Transcript(AgentId),
+    /// A tool cell's whole output, by its index in `State::entries`.
+    Output(usize),
+    /// Every file the session changed, with its diffs (`/diff`).
+    Diffs,
 }
 
 /// What the live pane shows.
@@ -100,6 +104,17 @@ impl Scroll {
 
     pub fn to_bottom(&mut self) {
         self.top = None;
+    }
+
+    /// Scrolls as little as shows rows `start..end` of `total`, shown
+    /// `height` at a time (their start when they are taller than that).
+    pub fn reveal(&mut self, start: usize, end: usize, total: usize, height: usize) {
+        let first = self.clamp(total, height);
+        if start < first || end.saturating_sub(start) > height {
+            self.top = Some(start);
+        } else if end > first + height {
+            self.top = Some(end - height);
+        }
     }
 
     /// Lays out `total` lines shown `height` at a time: returns the index of the
@@ -158,6 +173,13 @@ pub struct Ui {
     pub overlay_scroll: Scroll,
     /// Tool cells shown whole; the others show their first lines.
     pub expanded: HashSet<String>,
+    /// The conversation's selected tool cell, by call id: Enter expands it,
+    /// `o` opens its output.
+    pub selected: Option<String>,
+    /// The conversation scrolls to the selected cell at the next frame.
+    pub reveal_selected: bool,
+    /// The search in the output viewer (`/`).
+    pub find: Option<super::viewer::Find>,
     /// The model's thinking is shown whole, not folded to a line.
     pub thinking: bool,
     /// The focused pane fills the screen (`z`).
@@ -246,6 +268,9 @@ impl Ui {
             trace: Scroll::default(),
             overlay_scroll: Scroll::default(),
             expanded: HashSet::new(),
+            selected: None,
+            reveal_selected: false,
+            find: None,
             thinking: false,
             zoom: false,
             search: None,
@@ -308,6 +333,20 @@ mod tests {
         assert_eq!(s.clamp(200, 10), 190);
         // Fewer lines than the height.
         assert_eq!(s.clamp(3, 10), 0);
+    }
+
+    #[test]
+    fn reveal_scrolls_as_little_as_shows_the_rows() {
+        let mut s = Scroll::default();
+        s.to_top();
+        s.reveal(5, 8, 100, 10);
+        assert_eq!(s.clamp(100, 10), 0, "already on screen");
+        s.reveal(12, 15, 100, 10);
+        assert_eq!(s.clamp(100, 10), 5, "below: its end at the bottom");
+        s.reveal(2, 4, 100, 10);
+        assert_eq!(s.clamp(100, 10), 2, "above: its start at the top");
+        s.reveal(40, 70, 100, 10);
+        assert_eq!(s.clamp(100, 10), 40, "taller than the pane: its start");
     }
 
     #[test]

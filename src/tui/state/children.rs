@@ -99,8 +99,7 @@ impl State {
                 content,
                 ..
             } => {
-                let failed =
-                    *is_error || crate::protocol::exit_code(name, content).is_some_and(|c| c != 0);
+                let failed = super::call_failed(name, *is_error, content);
                 if let Some(line) = child.live.iter_mut().rev().find(|l| &l.call_id == call_id) {
                     if line.status != CallStatus::Denied {
                         line.status = if failed {

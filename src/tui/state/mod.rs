@@ -11,10 +11,12 @@ use crate::protocol::{SessionInfo, estimate_tokens};
 use crate::protocol::{TASK_TOOL, call_label, envelope_text};
 use crate::text::count;
 
+mod changes;
 mod children;
 mod timeline;
 mod types;
 
+pub use changes::{Change, Changes};
 pub use timeline::{Mark, TimelineRow};
 pub use types::*;
 
@@ -34,6 +36,8 @@ pub struct State {
     /// Whether the parent's turn is running.
     pub running: bool,
     pub timeline: Vec<TimelineRow>,
+    /// The files every agent changed, as diffs.
+    pub changes: Changes,
     /// Events applied so far, and the time of the latest.
     pub events: u64,
     pub now_ms: u64,
@@ -168,6 +172,31 @@ impl State {
             }
             // A child's error names the child; it is the parent's to handle,
             // so it leaves the status line when the parent's turn ends.
+            EventKind::ToolCall {
+                call_id,
+                name,
+                input,
+                ..
+            } => {
+                if let Some(diff) = self.changes.call(event.agent, call_id, name, input) {
+                    self.set_diff(event.agent, call_id, diff);
+                }
+            }
+            EventKind::ToolResult {
+                call_id,
+                name,
+                is_error,
+                content,
+                ..
+            } => {
+                let failed = call_failed(name, *is_error, content);
+                if let Some(diff) = self
+                    .changes
+                    .result(event.agent, call_id, name, failed, content)
+                {
+                    self.set_diff(event.agent, call_id, diff);
+                }
+            }
             EventKind::Error { message } => {
                 self.last_error = Some(match event.agent {
                     AgentId::Main => message.clone(),
@@ -183,9 +212,7 @@ impl State {
             | EventKind::Resumed { .. }
             | EventKind::Compacted { .. }
             | EventKind::ModelRequest { .. }
-            | EventKind::ToolCall { .. }
             | EventKind::PermissionDecision { .. }
-            | EventKind::ToolResult { .. }
             | EventKind::HookContinue { .. }
             | EventKind::Steer { .. }
             | EventKind::HookRun { .. }
@@ -244,8 +271,7 @@ impl State {
                     self.returned_tokens += estimate_tokens(content);
                     self.update_kept_out();
                 }
-                let failed =
-                    *is_error || crate::protocol::exit_code(name, content).is_some_and(|c| c != 0);
+                let failed = call_failed(name, *is_error, content);
                 self.close_call(call_id, failed, content, *duration_ms);
             }
             EventKind::HookContinue { text } => {
@@ -491,6 +517,7 @@ impl State {
                 started_ms: t_ms,
                 duration_ms: None,
                 output: Arc::from(""),
+                diff: None,
             })
         };
         self.calls.insert(call_id.to_string(), self.entries.len());
@@ -530,6 +557,24 @@ impl State {
         });
     }
 
+    /// Shows `diff` in the parent's cell of `call_id` (a child's calls have
+    /// no cell in the conversation).
+    fn set_diff(&mut self, agent: AgentId, call_id: &str, diff: Arc<crate::tui::diff::FileDiff>) {
+        if agent != AgentId::Main {
+            return;
+        }
+        self.update_call(call_id, |cell| {
+            if let EntryKind::Tool(c) = cell {
+                c.diff = Some(diff);
+            }
+        });
+    }
+
+    /// The index in `entries` of the parent's call `call_id`.
+    pub fn entry_of_call(&self, call_id: &str) -> Option<usize> {
+        self.calls.get(call_id).copied()
+    }
+
     fn update_call(&mut self, call_id: &str, change: impl FnOnce(&mut EntryKind)) {
         let Some(&index) = self.calls.get(call_id) else {
             return;
@@ -559,6 +604,12 @@ impl State {
     fn update_kept_out(&mut self) {
         self.kept_out_tokens = self.children_tokens.saturating_sub(self.returned_tokens);
     }
+}
+
+/// Whether a result says its call failed: an error, or a command's
+/// non-zero exit.
+fn call_failed(tool: &str, is_error: bool, content: &str) -> bool {
+    is_error || crate::protocol::exit_code(tool, content).is_some_and(|c| c != 0)
 }
 
 /// The input tokens of a request, cached ones included: how full the context was.

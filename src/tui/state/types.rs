@@ -26,6 +26,8 @@ pub struct ToolCell {
     pub duration_ms: Option<u64>,
     /// Shared with the event it came from.
     pub output: Arc<str>,
+    /// What a file tool's call changes (`edit_file`, `write_file`).
+    pub diff: Option<Arc<crate::tui::diff::FileDiff>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

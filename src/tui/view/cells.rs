@@ -34,6 +34,8 @@ pub(super) struct CellContext<'a> {
     pub after_first: bool,
     /// The tool cell is shown whole.
     pub expanded: bool,
+    /// The tool cell is the conversation's selected one (in the focused pane).
+    pub selected: bool,
     /// Spinner frame for running calls.
     pub spinner: &'static str,
     pub now_ms: u64,
@@ -81,6 +83,15 @@ pub(super) fn estimate_height(
         }
         EntryKind::Assistant { text: t, .. } => {
             text::estimate_rows(t, width.saturating_sub(AGENT_INDENT.len()))
+        }
+        EntryKind::Tool(ToolCell {
+            diff: Some(diff), ..
+        }) => {
+            1 + if expanded {
+                super::diff::row_count(diff)
+            } else {
+                0
+            }
         }
         EntryKind::Tool(cell) => {
             let lines = cell.output.lines().count();
@@ -232,8 +243,18 @@ fn tool(cell: &ToolCell, cx: &CellContext<'_>) -> Vec<Line<'static>> {
         }
         CallStatus::Denied => right.push(Span::styled("  denied", theme.error())),
     }
+    // A file tool's cell says what it changes, always in view.
+    if let Some(diff) = cell.diff.as_deref() {
+        let mut counts = vec![Span::raw("  ")];
+        counts.extend(super::diff::counts(diff, theme));
+        right.splice(0..0, counts);
+    }
+    let name_style = match cx.selected {
+        true => theme.selected(),
+        false => theme.bold(),
+    };
     let middle = vec![
-        Span::styled(cell.name.clone(), theme.bold()),
+        Span::styled(cell.name.clone(), name_style),
         Span::raw(" "),
         Span::raw(summary),
     ];
@@ -248,6 +269,21 @@ fn tool(cell: &ToolCell, cx: &CellContext<'_>) -> Vec<Line<'static>> {
         CallStatus::Running | CallStatus::Done => theme.dim(),
     };
     let inner = cx.width.saturating_sub(2).max(1);
+    if let Some(diff) = cell.diff.as_deref() {
+        if cx.expanded {
+            let mut body = super::diff::rows(diff, inner, theme);
+            let rest = body.len().saturating_sub(EXPANDED_OUTPUT);
+            body.truncate(EXPANDED_OUTPUT);
+            rows.extend(indent_all(body.into_iter()));
+            if rest > 0 {
+                rows.push(more(rest, "rows", theme));
+            }
+        }
+        // What it changed is the diff; why it did not, the output.
+        if matches!(cell.status, CallStatus::Running | CallStatus::Done) {
+            return rows;
+        }
+    }
     let source = cell.output.trim_end();
     if source.is_empty() {
         return rows;

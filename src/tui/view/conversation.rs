@@ -34,6 +34,7 @@ const KEEP_AROUND: usize = 64;
 struct Cached {
     rev: u64,
     expanded: bool,
+    selected: bool,
     /// For live entries (spinners, elapsed time): the frame the rows are for.
     frame: Option<u64>,
     lines: Vec<Line<'static>>,
@@ -57,6 +58,8 @@ struct Env<'a> {
     theme: &'a Theme,
     ui: &'a Ui,
     now_ms: u64,
+    /// The pane has focus: the selected cell shows as selected.
+    focused: bool,
 }
 
 impl ConversationCache {
@@ -92,9 +95,15 @@ impl ConversationCache {
     /// Records the exact height.
     fn rows(&mut self, i: usize, entry: &Entry, env: &Env<'_>) -> &[Line<'static>] {
         let expanded = is_expanded(entry, env.ui);
+        let selected = env.focused
+            && env.ui.selected.as_deref().is_some()
+            && cells::call_id(&entry.kind) == env.ui.selected.as_deref();
         let live = cells::is_live(&entry.kind);
         let fresh = self.lines.get(&i).is_some_and(|c| {
-            c.rev == entry.rev && c.expanded == expanded && c.frame.is_none_or(|f| f == self.frame)
+            c.rev == entry.rev
+                && c.expanded == expanded
+                && c.selected == selected
+                && c.frame.is_none_or(|f| f == self.frame)
         });
         if !fresh {
             let cx = CellContext {
@@ -102,6 +111,7 @@ impl ConversationCache {
                 width: self.width,
                 after_first: i > 0,
                 expanded,
+                selected,
                 spinner: spinner(env.ui.spinner),
                 now_ms: env.now_ms,
             };
@@ -114,6 +124,7 @@ impl ConversationCache {
                 Cached {
                     rev: entry.rev,
                     expanded,
+                    selected,
                     frame: live.then_some(self.frame),
                     lines,
                 },
@@ -168,6 +179,7 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
         return;
     }
     let height = inner.height as usize;
+    let focused = has_focus(ui, state, Focus::Conversation);
     let conv = &mut cache.conversation;
     conv.frame += 1;
     conv.sync(&state.entries, ui, inner.width as usize);
@@ -182,6 +194,7 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
             theme,
             ui,
             now_ms: state.now_ms,
+            focused,
         };
         let mut rows = 0;
         let mut i = state.entries.len();
@@ -190,12 +203,31 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
             rows += conv.rows(i, &state.entries[i], &env).len();
         }
     }
+    if std::mem::take(&mut ui.reveal_selected)
+        && let Some(i) = ui
+            .selected
+            .as_deref()
+            .and_then(|id| state.entry_of_call(id))
+        && let Some(entry) = state.entries.get(i)
+    {
+        let env = Env {
+            theme,
+            ui,
+            now_ms: state.now_ms,
+            focused,
+        };
+        let rows = conv.rows(i, entry, &env).len();
+        let start = conv.heights.prefix(i);
+        let total = conv.heights.total();
+        ui.conversation.reveal(start, start + rows, total, height);
+    }
     let total = conv.heights.total();
     let first = ui.conversation.clamp(total, height);
     let env = Env {
         theme,
         ui,
         now_ms: state.now_ms,
+        focused,
     };
     let Some((mut i, mut offset)) = conv.heights.find(first) else {
         return;

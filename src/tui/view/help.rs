@@ -27,6 +27,8 @@ fn groups(replay: bool) -> &'static [Place] {
             Place::Subagents,
             Place::Live,
             Place::Transcript,
+            Place::Viewer,
+            Place::Diffs,
         ],
         false => &[
             Place::Anywhere,
@@ -38,6 +40,8 @@ fn groups(replay: bool) -> &'static [Place] {
             Place::Approval,
             Place::Reason,
             Place::Transcript,
+            Place::Viewer,
+            Place::Diffs,
         ],
     }
 }

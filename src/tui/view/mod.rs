@@ -13,6 +13,8 @@ mod budgets;
 mod cells;
 mod composer;
 mod conversation;
+mod diff;
+mod diffs;
 mod heights;
 mod help;
 mod live;
@@ -22,6 +24,7 @@ mod text;
 mod title;
 mod trace;
 mod transcript;
+mod viewer;
 
 #[cfg(test)]
 mod tests;
@@ -55,6 +58,8 @@ pub const STACK_BELOW: u16 = 100;
 pub struct ViewCache {
     conversation: conversation::ConversationCache,
     transcript: transcript::TranscriptCache,
+    viewer: viewer::ViewerCache,
+    diffs: diffs::DiffsCache,
     composer: composer::ComposerScroll,
     /// Summarizes tool inputs in one line, as everywhere else in brood.
     /// Written `~` in paths.
@@ -75,6 +80,8 @@ impl ViewCache {
         ViewCache {
             conversation: Default::default(),
             transcript: Default::default(),
+            viewer: Default::default(),
+            diffs: Default::default(),
             composer: Default::default(),
             home,
         }
@@ -126,6 +133,12 @@ pub fn render(
         composer::render(frame, layout.composer, view);
         composer::render_commands(frame, layout.composer, view);
         status::render(frame, layout.status, view);
+        // The viewer and the changes are drawn from the view like the panes.
+        match view.ui.overlay {
+            Some(Overlay::Output(index)) => viewer::render(frame, area, index, view),
+            Some(Overlay::Diffs) => diffs::render(frame, area, view),
+            Some(Overlay::Help | Overlay::Transcript(_)) | None => {}
+        }
     }
     match ui.overlay {
         Some(Overlay::Help) => {
@@ -142,7 +155,7 @@ pub fn render(
         Some(Overlay::Transcript(id)) => {
             transcript::render(frame, area, state, id, ui, cache, theme)
         }
-        None => {}
+        Some(Overlay::Output(_) | Overlay::Diffs) | None => {}
     }
     if !state.approvals.is_empty() {
         approval::render(frame, area, state, ui.deny_reason.as_ref(), theme);
@@ -273,6 +286,27 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
         width,
         height,
     )
+}
+
+/// Where a whole-screen overlay goes (a transcript, an output, the
+/// changes): everything but the title and status lines, which stay.
+fn between_bars(area: Rect) -> Rect {
+    Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(2),
+    )
+}
+
+/// A bordered overlay in `rect` whose only line says, dimmed, what is missing.
+fn missing(frame: &mut Frame<'_>, rect: Rect, title: String, what: &str, theme: &Theme) {
+    let block = Block::bordered().title(Line::from(title));
+    let inner = overlay_block(frame, rect, block);
+    let line = Line::from(Span::styled(what.to_string(), theme.dim()));
+    frame
+        .buffer_mut()
+        .set_line(inner.x, inner.y, &line, inner.width);
 }
 
 /// Clears `area` and draws a bordered overlay block in it; returns the inside.

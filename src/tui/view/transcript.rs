@@ -10,7 +10,7 @@ use ratatui::widgets::Block;
 
 use super::cells::STREAM_CURSOR;
 use super::text::{cut, indent, wrap};
-use super::{ViewCache, markdown, overlay_block};
+use super::{ViewCache, between_bars, markdown, missing, overlay_block};
 use crate::event::AgentId;
 use crate::tui::state::{Child, ChildStatus, State, TranscriptItem};
 use crate::tui::theme::Theme;
@@ -32,23 +32,11 @@ pub(super) fn render(
     cache: &mut ViewCache,
     theme: &Theme,
 ) {
-    // Everything but the title and status lines: a transcript wants the room.
-    let rect = Rect::new(
-        area.x,
-        area.y + 1,
-        area.width,
-        area.height.saturating_sub(2),
-    );
+    // A transcript wants the room.
+    let rect = between_bars(area);
     let Some(child) = state.child(id) else {
-        let block = Block::bordered().title(Line::from(format!(" {id} ")));
-        let inner = overlay_block(frame, rect, block);
-        let line = Line::from(Span::styled(
-            format!("{id} is not in this session"),
-            theme.dim(),
-        ));
-        frame
-            .buffer_mut()
-            .set_line(inner.x, inner.y, &line, inner.width);
+        let what = format!("{id} is not in this session");
+        missing(frame, rect, format!(" {id} "), &what, theme);
         return;
     };
     let block = Block::bordered()

@@ -3,6 +3,7 @@
 
 mod big;
 mod child_control;
+mod edits;
 mod fixtures;
 mod recorded;
 mod scenes;
