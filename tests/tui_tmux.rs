@@ -226,7 +226,7 @@ fn slash_commands_list_complete_and_never_reach_the_model() {
         list.contains("/compact") && list.contains("/model [light] NAME"),
         "{list}"
     );
-    tmux.type_text("mo");
+    tmux.type_text("mod");
     tmux.keys(&["Tab"]);
     tmux.type_text("house-model-2");
     tmux.keys(&["Enter"]);

@@ -12,20 +12,7 @@ use crate::text::visible;
 /// its own under its profile, then the files left out. Paths under `home`
 /// are shown from `~`.
 pub fn render_profiles(config: &LoadedConfig, home: Option<&Path>) -> String {
-    let rows: Vec<[String; 5]> = config
-        .profiles
-        .iter()
-        .map(|p| {
-            let source = config.sources.get(&p.name);
-            [
-                visible(&p.name).into_owned(),
-                source.map_or("built in".into(), |s| origin(s, home)),
-                tools(p),
-                model(p).to_string(),
-                limits(p),
-            ]
-        })
-        .collect();
+    let rows = profile_rows(config, home);
     let header = ["NAME", "FROM", "TOOLS", "MODEL", "LIMITS"];
     let mut widths = header.map(str::len);
     for row in &rows {
@@ -62,6 +49,25 @@ pub fn render_profiles(config: &LoadedConfig, home: Option<&Path>) -> String {
         }
     }
     out
+}
+
+/// Each profile as the table shows it: name, where it came from, tools,
+/// model and limits (`brood agents`, and `/agents` in the workbench).
+pub fn profile_rows(config: &LoadedConfig, home: Option<&Path>) -> Vec<[String; 5]> {
+    config
+        .profiles
+        .iter()
+        .map(|p| {
+            let source = config.sources.get(&p.name);
+            [
+                visible(&p.name).into_owned(),
+                source.map_or("built in".into(), |s| origin(s, home)),
+                tools(p),
+                model(p).to_string(),
+                limits(p),
+            ]
+        })
+        .collect()
 }
 
 /// One profile as a JSON object, for `brood agents --json`.

@@ -19,7 +19,7 @@ mod profiles;
 mod sandbox;
 pub mod settings;
 
-pub use listing::{profile_json, render_profiles};
+pub use listing::{profile_json, profile_rows, render_profiles};
 pub use sandbox::SandboxFileSettings;
 
 #[derive(Debug, thiserror::Error)]

@@ -24,6 +24,22 @@ pub struct SessionInfo {
     pub mcp: Vec<McpServerSummary>,
     /// What each model's tokens cost, for the cost shown beside them.
     pub prices: super::PriceTable,
+    /// The subagent profiles a `task` call may name, for `/agents`.
+    pub agents: Vec<AgentSummary>,
+}
+
+/// One subagent profile as `/agents` lists it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentSummary {
+    pub name: String,
+    /// Built in, or the file it was read from (`claude ~/.claude/agents/x.md`).
+    pub from: String,
+    pub tools: String,
+    /// `main` or `light`.
+    pub model: String,
+    pub limits: String,
+    /// What its file lost on the way (a tool brood does not have, …).
+    pub warnings: Vec<String>,
 }
 
 /// One MCP server as the title line shows it.
@@ -75,6 +91,7 @@ impl SessionInfo {
             mcp: Vec::new(),
             prices: Default::default(),
             sandbox: None,
+            agents: Vec::new(),
         }
     }
 }

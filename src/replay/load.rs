@@ -77,5 +77,6 @@ pub fn session_info(source: &Source) -> SessionInfo {
         instructions: header.instructions.clone(),
         mcp: Vec::new(),
         prices: Default::default(),
+        agents: Vec::new(),
     }
 }

@@ -17,6 +17,7 @@ use crate::model::offline::OfflineModel;
 use crate::model::openai::OpenAiModel;
 use crate::model::scripted::ScriptedModel;
 use crate::model::{ModelError, context_window};
+use crate::protocol::AgentSummary;
 use crate::protocol::{Network, SandboxMode, SessionInfo};
 use crate::sandbox::SandboxSettings;
 use crate::tools::ToolRegistry;
@@ -142,6 +143,25 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
     let compact_at = (share > 0.0 && share < 100.0).then(|| (window as f64 * share / 100.0) as u64);
     let mut sandbox_settings = setup.sandbox.settings(&config.settings.sandbox);
     sandbox_settings.unreadable = config.rules.unreadable(&workspace);
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let agents = crate::config::profile_rows(&config, home.as_deref())
+        .into_iter()
+        .zip(&config.profiles)
+        .map(
+            |([name, from, tools, model, limits], profile)| AgentSummary {
+                name,
+                from,
+                tools,
+                model,
+                limits,
+                warnings: config
+                    .sources
+                    .get(&profile.name)
+                    .map(|s| s.warnings.clone())
+                    .unwrap_or_default(),
+            },
+        )
+        .collect();
     let session = Session::start(SessionOptions {
         workspace,
         model,
@@ -189,6 +209,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         instructions: instructions.files,
         mcp: Vec::new(),
         prices: crate::protocol::PriceTable::with(config.settings.prices.clone()),
+        agents,
     };
     Ok(Prepared {
         session,

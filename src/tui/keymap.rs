@@ -25,7 +25,8 @@ pub enum Place {
     /// A tool cell's whole output.
     Viewer,
     /// Every change of the session (`/diff`).
-    Diffs,
+    /// A list overlay: the changes (`/diff`), the profiles (`/agents`).
+    Listing,
     /// A replay's controls, before the panes'.
     Replay,
 }
@@ -45,7 +46,7 @@ impl Place {
             Place::Help => "This help",
             Place::Transcript => "A child's transcript",
             Place::Viewer => "A tool's output",
-            Place::Diffs => "The session's changes (/diff)",
+            Place::Listing => "Changes (/diff), profiles (/agents)",
             Place::Replay => "Replay",
         }
     }
@@ -89,6 +90,8 @@ pub enum Command {
     NextMatch,
     PreviousMatch,
     ToggleThinking,
+    /// `y`: copy the selected cell's output (the last answer when none is).
+    Copy,
     /// F2: the mouse to the terminal (select text) or to brood (scroll).
     ToggleMouse,
     /// `z`: the focused pane fills the screen, and back.
@@ -250,6 +253,7 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Transcript, &[ch('m')], "m", "send this child a message (read next step)", Some(("m", "message")), C::MessageChild),
     row(P::Viewer, &[key(K::Esc), ch('q')], "Esc", "close", Some(("Esc", "close")), C::Close),
     row(P::Viewer, &[ch('/')], "/", "search: type, then Enter (Esc leaves)", Some(("/", "search")), C::Find),
+    row(P::Viewer, &[ch('y')], "y", "copy the whole output (OSC 52)", Some(("y", "copy")), C::Copy),
     row(P::Viewer, &[ch('n')], "n N", "the next / previous match", Some(("n N", "match")), C::NextMatch),
     row(P::Viewer, &[ch('N')], "", "", None, C::PreviousMatch),
     row(P::Viewer, UP, "↑↓ PgUp PgDn", "scroll", Some(("↑↓", "scroll")), C::ScrollUp),
@@ -258,13 +262,13 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Viewer, &[key(K::PageDown), ch(' ')], "", "", None, C::PageDown),
     row(P::Viewer, TOP, "Home End", "to the top / the bottom", None, C::Top),
     row(P::Viewer, BOTTOM, "", "", None, C::Bottom),
-    row(P::Diffs, &[key(K::Esc), ch('q')], "Esc", "close", Some(("Esc", "close")), C::Close),
-    row(P::Diffs, UP, "↑↓ PgUp PgDn", "scroll", Some(("↑↓", "scroll")), C::ScrollUp),
-    row(P::Diffs, DOWN, "", "", None, C::ScrollDown),
-    row(P::Diffs, &[key(K::PageUp)], "", "", None, C::PageUp),
-    row(P::Diffs, &[key(K::PageDown), ch(' ')], "", "", None, C::PageDown),
-    row(P::Diffs, TOP, "Home End", "to the top / the bottom", None, C::Top),
-    row(P::Diffs, BOTTOM, "", "", None, C::Bottom),
+    row(P::Listing, &[key(K::Esc), ch('q')], "Esc", "close", Some(("Esc", "close")), C::Close),
+    row(P::Listing, UP, "↑↓ PgUp PgDn", "scroll", Some(("↑↓", "scroll")), C::ScrollUp),
+    row(P::Listing, DOWN, "", "", None, C::ScrollDown),
+    row(P::Listing, &[key(K::PageUp)], "", "", None, C::PageUp),
+    row(P::Listing, &[key(K::PageDown), ch(' ')], "", "", None, C::PageDown),
+    row(P::Listing, TOP, "Home End", "to the top / the bottom", None, C::Top),
+    row(P::Listing, BOTTOM, "", "", None, C::Bottom),
     row(P::Composer, &[key(K::Enter)], "Enter", "send (queued while brood works)", Some(("Enter", "send")), C::Send),
     row(P::Composer, &[ with(K::Enter, KeyModifiers::ALT),
             with(K::Enter, KeyModifiers::SHIFT),
@@ -288,6 +292,7 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Conversation, DOWN, "", "", None, C::SelectNext),
     row(P::Conversation, &[key(K::Enter)], "Enter", "expand / collapse the selected tool cell", Some(("Enter", "expand")), C::ExpandCell),
     row(P::Conversation, &[ch('o')], "o", "the selected tool cell's whole output (/ searches it)", Some(("o", "output")), C::OpenOutput),
+    row(P::Conversation, &[ch('y')], "y", "copy the selected cell's output, or the last answer (OSC 52)", None, C::Copy),
     row(P::Conversation, &[ch('r')], "r", "show / fold the model's reasoning (thinking)", None, C::ToggleThinking),
     row(P::Subagents, &[key(K::Enter)], "Enter", "open the selected child's transcript", Some(("Enter", "open child")), C::OpenChild),
     row(P::Subagents, &[ch('x')], "x", "stop the selected child; the others go on", Some(("x", "stop")), C::StopChild),
@@ -422,7 +427,7 @@ mod tests {
             P::Help,
             P::Transcript,
             P::Viewer,
-            P::Diffs,
+            P::Listing,
             P::Replay,
         ];
         let shown: usize = help(&all).iter().map(|(_, rows)| rows.len()).sum();

@@ -114,7 +114,7 @@ pub fn places(state: &State, ui: &Ui) -> Vec<Place> {
         Some(Overlay::Help) => places.push(Place::Help),
         Some(Overlay::Transcript(_)) => places.push(Place::Transcript),
         Some(Overlay::Output(_)) => places.push(Place::Viewer),
-        Some(Overlay::Diffs) => places.push(Place::Diffs),
+        Some(Overlay::Diffs | Overlay::Agents) => places.push(Place::Listing),
         None => {
             if ui.replay.is_some() {
                 places.push(Place::Replay);
@@ -203,6 +203,7 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         Command::SelectNext => selection::select(state, ui, Direction::Forward),
         Command::ExpandCell => selection::toggle_expanded(state, ui),
         Command::OpenOutput => selection::open_output(state, ui),
+        Command::Copy => return copy(state, ui),
         Command::Find => selection::start_find(ui),
         Command::NextMatch => selection::step_find(ui, true),
         Command::PreviousMatch => selection::step_find(ui, false),
@@ -614,12 +615,44 @@ fn run_command(command: SlashCommand, args: &str, state: &State, ui: &mut Ui) ->
         SlashCommand::Resume => vec![Action::Switch(super::app::Next::Resume(
             Some(args.trim().to_string()).filter(|id| !id.is_empty()),
         ))],
+        SlashCommand::Agents => {
+            ui.overlay = Some(Overlay::Agents);
+            ui.overlay_scroll.to_top();
+            Vec::new()
+        }
         SlashCommand::Diff => {
             ui.overlay = Some(Overlay::Diffs);
             ui.overlay_scroll.to_top();
             Vec::new()
         }
         SlashCommand::Quit => vec![Action::Quit],
+    }
+}
+
+/// `y`: what the viewer shows, else the selected cell's output, else the
+/// last answer.
+fn copy(state: &State, ui: &mut Ui) -> Vec<Action> {
+    let output = |index: usize| match state.entries.get(index).map(|e| &e.kind) {
+        Some(super::state::EntryKind::Tool(cell)) => Some((
+            format!("the output of {}", cell.name),
+            cell.output.to_string(),
+        )),
+        _ => None,
+    };
+    let shown = match ui.overlay {
+        Some(Overlay::Output(index)) => output(index),
+        _ => ui
+            .selected
+            .as_deref()
+            .and_then(|id| state.entry_of_call(id))
+            .and_then(output),
+    };
+    match shown.or_else(|| last_answer(state).map(|text| ("the last answer".into(), text))) {
+        Some((what, text)) => vec![Action::Copy { what, text }],
+        None => {
+            ui.say("nothing to copy yet: select a tool cell (↑↓) or wait for an answer".into());
+            Vec::new()
+        }
     }
 }
 

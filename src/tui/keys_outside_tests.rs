@@ -118,3 +118,56 @@ fn f2_and_slash_mouse_hand_the_mouse_over_and_back() {
     let actions = run("/mouse", &state, &mut ui);
     assert_eq!(actions, [Action::Mouse(MouseMode::Panes)]);
 }
+
+/// `y` in the conversation copies the selected cell's output; with none
+/// selected, the last answer.
+#[test]
+fn y_copies_the_selected_cell_s_output_or_the_last_answer() {
+    let mut state = session(&["the answer"]);
+    for (seq, kind) in [
+        (
+            50,
+            EventKind::ToolCall {
+                call_id: "c1".into(),
+                name: "bash".into(),
+                input: serde_json::json!({"command": "ls"}),
+                summary: String::new(),
+            },
+        ),
+        (
+            51,
+            EventKind::ToolResult {
+                call_id: "c1".into(),
+                name: "bash".into(),
+                is_error: false,
+                content: "exit code: 0\na.rs\nb.rs".into(),
+                duration_ms: 4,
+            },
+        ),
+    ] {
+        state.apply(&Event {
+            seq,
+            t_ms: seq * 10,
+            agent: AgentId::Main,
+            kind,
+        });
+    }
+    let mut ui = Ui::new();
+    ui.focus = crate::tui::ui::Focus::Conversation;
+    let y = || press(KeyCode::Char('y'));
+    assert_eq!(
+        handle(&y(), &state, &mut ui, Instant::now()),
+        [Action::Copy {
+            what: "the last answer".into(),
+            text: "the answer".into()
+        }]
+    );
+    handle(&press(KeyCode::Up), &state, &mut ui, Instant::now());
+    assert_eq!(
+        handle(&y(), &state, &mut ui, Instant::now()),
+        [Action::Copy {
+            what: "the output of bash".into(),
+            text: "exit code: 0\na.rs\nb.rs".into()
+        }]
+    );
+}

@@ -16,19 +16,7 @@ fn ctrl_d() -> InputEvent {
 }
 
 fn state() -> State {
-    State::new(SessionInfo {
-        provider: "scripted".into(),
-        model: "scripted".into(),
-        light_model: None,
-        session: "s".into(),
-        trace_path: None,
-        cwd: "/tmp".into(),
-        context_window: 200_000,
-        instructions: Vec::new(),
-        mcp: Vec::new(),
-        prices: Default::default(),
-        sandbox: None,
-    })
+    State::new(SessionInfo::scripted("s", "/tmp"))
 }
 
 /// A session where the parent waits for an answer to an approval.

@@ -9,6 +9,7 @@ pub enum SlashCommand {
     Compact,
     Cost,
     Model,
+    Agents,
     Clear,
     Resume,
     Copy,
@@ -53,6 +54,12 @@ pub const COMMANDS: &[CommandInfo] = &[
         args: "[light] NAME",
         about: "the main (or light) model for the next turns",
         command: SlashCommand::Model,
+    },
+    CommandInfo {
+        name: "agents",
+        args: "",
+        about: "the subagent profiles and where each came from",
+        command: SlashCommand::Agents,
     },
     CommandInfo {
         name: "clear",

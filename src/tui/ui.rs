@@ -59,6 +59,8 @@ pub enum Overlay {
     Output(usize),
     /// Every file the session changed, with its diffs (`/diff`).
     Diffs,
+    /// The subagent profiles and where each came from (`/agents`).
+    Agents,
 }
 
 /// What the live pane shows.

@@ -28,7 +28,7 @@ fn groups(replay: bool) -> &'static [Place] {
             Place::Live,
             Place::Transcript,
             Place::Viewer,
-            Place::Diffs,
+            Place::Listing,
         ],
         false => &[
             Place::Anywhere,
@@ -41,7 +41,7 @@ fn groups(replay: bool) -> &'static [Place] {
             Place::Reason,
             Place::Transcript,
             Place::Viewer,
-            Place::Diffs,
+            Place::Listing,
         ],
     }
 }

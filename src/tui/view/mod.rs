@@ -8,6 +8,7 @@
 //! the status line. Overlays (help, a child's transcript) and the approval
 //! dialog are drawn over that.
 
+mod agents;
 mod approval;
 mod budgets;
 mod cells;
@@ -137,6 +138,7 @@ pub fn render(
         match view.ui.overlay {
             Some(Overlay::Output(index)) => viewer::render(frame, area, index, view),
             Some(Overlay::Diffs) => diffs::render(frame, area, view),
+            Some(Overlay::Agents) => agents::render(frame, area, view),
             Some(Overlay::Help | Overlay::Transcript(_)) | None => {}
         }
     }
@@ -155,7 +157,7 @@ pub fn render(
         Some(Overlay::Transcript(id)) => {
             transcript::render(frame, area, state, id, ui, cache, theme)
         }
-        Some(Overlay::Output(_) | Overlay::Diffs) | None => {}
+        Some(Overlay::Output(_) | Overlay::Diffs | Overlay::Agents) | None => {}
     }
     if !state.approvals.is_empty() {
         approval::render(frame, area, state, ui.deny_reason.as_ref(), theme);

@@ -40,6 +40,7 @@ pub(super) fn info() -> SessionInfo {
             enforced_by: Some("bubblewrap".into()),
             missing: None,
         }),
+        agents: Vec::new(),
     }
 }
 

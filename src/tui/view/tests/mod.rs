@@ -3,6 +3,7 @@
 
 mod big;
 mod child_control;
+mod commands;
 mod edits;
 mod fixtures;
 mod recorded;
