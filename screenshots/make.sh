@@ -158,6 +158,9 @@ help_closed() { ! grep -q 'Approval dialog' <<<"$PLAIN"; }
 approval_open() { grep -q 'approval needed' <<<"$PLAIN" && grep -q 'allow' <<<"$PLAIN"; }
 declined() { idle && grep -q 'still there' <<<"$PLAIN"; }
 exited() { grep -q 'brood exited with status' <<<"$PLAIN"; }
+child_running() { grep -q "$SPINNER sub-1" <<<"$PLAIN"; }
+aimed() { grep -q '> message to sub-1' <<<"$PLAIN"; }
+diff_shown() { grep -q '@@ ' <<<"$PLAIN" && grep -q 'item.quantity' <<<"$PLAIN"; }
 
 WROTE=()
 # shot NAME: the latest capture as screenshots/NAME.png.
@@ -208,6 +211,50 @@ wait_for "the approval dialog" approval_open
 shot approval
 keys n Enter # n asks why; Enter with no reason denies
 wait_for "the denied run to finish" declined
+quit
+
+echo "scripted run: an edit shown as a diff, and a message to a running child"
+cat >"$WORK/edits.json" <<'EOF'
+{"agents": {
+  "main": [
+    {"text": "I'll write the cart module, then fix how it counts.", "tool_calls": [{"name": "write_file", "input": {
+      "path": "src/cart.rs",
+      "content": "pub struct Item {\n    pub price: u32,\n    pub quantity: u32,\n}\n\npub fn total(items: &[Item]) -> u32 {\n    let mut sum = 0;\n    for item in items {\n        sum += item.price;\n    }\n    sum\n}\n"}}]},
+    {"text": "Now each item counts by its quantity.", "tool_calls": [{"name": "edit_file", "input": {
+      "path": "src/cart.rs", "old_string": "        sum += item.price;\n", "new_string": "        sum += item.price * item.quantity;\n"}}]},
+    {"text": "A reviewer checks the change while I wait.", "tool_calls": [{"name": "task", "input": {
+      "prompt": "Review src/cart.rs for overflow.", "description": "review the cart total", "subagent_type": "general"}}]},
+    {"text": "`total` now multiplies each price by its quantity; the reviewer found no overflow in practice."}
+  ],
+  "sub-1": [
+    {"text": "Reading the cart module and the places that call it, one by one, before I judge the arithmetic.", "chunk_delay_ms": 250,
+     "tool_calls": [{"name": "read_file", "input": {"path": "src/cart.rs"}}]},
+    {"text": "No overflow for realistic carts; `checked_mul` would make it explicit."}
+  ]
+}}
+EOF
+start --provider scripted --script "$WORK/edits.json"
+wait_for "the empty workbench" composer_ready
+keys -l 'make the cart total count quantities'
+keys Enter
+wait_for "the reviewer to run" child_running
+keys Tab Tab m
+wait_for "the composer aimed at the child" aimed
+keys -l 'focus on u32 overflow'
+shot child-message
+keys Enter
+wait_for "the turn to end" idle
+keys Tab Up Enter
+wait_for "the edit's diff" diff_shown
+shot edit-diff
+keys Escape i
+quit
+
+echo "demo at 80x24: the stacked layout"
+COLS=80 ROWS=24
+start demo --speed 0.3
+wait_for "the demo to finish" idle
+shot narrow-80x24
 quit
 
 printf 'wrote %s\n' "${WROTE[@]}"
