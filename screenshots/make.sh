@@ -151,7 +151,7 @@ count() { grep -o -- "$1" <<<"$PLAIN" | wc -l; }
 # showing at least three of their tool calls.
 children_running() { (($(count "$SPINNER sub-[0-9]") >= 2 && $(count '\[sub-[0-9]*\]') >= 3)); }
 # The status bar (last line) says idle: the turn has ended.
-idle() { tail -n 1 <<<"$PLAIN" | grep -q ' idle '; }
+idle() { tail -n 1 <<<"$PLAIN" | grep -qE ' idle( |$)'; }
 composer_ready() { grep -q 'ask brood' <<<"$PLAIN" && idle; }
 help_open() { grep -q ' Keys ' <<<"$PLAIN" && grep -q 'Approval dialog' <<<"$PLAIN"; }
 help_closed() { ! grep -q 'Approval dialog' <<<"$PLAIN"; }
@@ -160,6 +160,7 @@ declined() { idle && grep -q 'still there' <<<"$PLAIN"; }
 exited() { grep -q 'brood exited with status' <<<"$PLAIN"; }
 child_running() { grep -q "$SPINNER sub-1" <<<"$PLAIN"; }
 aimed() { grep -q '> message to sub-1' <<<"$PLAIN"; }
+message_typed() { grep -q 'focus on u32 overflow' <<<"$PLAIN"; }
 diff_shown() { grep -q '@@ ' <<<"$PLAIN" && grep -q 'item.quantity' <<<"$PLAIN"; }
 
 WROTE=()
@@ -221,7 +222,7 @@ cat >"$WORK/edits.json" <<'EOF'
       "path": "src/cart.rs",
       "content": "pub struct Item {\n    pub price: u32,\n    pub quantity: u32,\n}\n\npub fn total(items: &[Item]) -> u32 {\n    let mut sum = 0;\n    for item in items {\n        sum += item.price;\n    }\n    sum\n}\n"}}]},
     {"text": "Now each item counts by its quantity.", "tool_calls": [{"name": "edit_file", "input": {
-      "path": "src/cart.rs", "old_string": "        sum += item.price;\n", "new_string": "        sum += item.price * item.quantity;\n"}}]},
+      "path": "src/cart.rs", "old_text": "        sum += item.price;\n", "new_text": "        sum += item.price * item.quantity;\n"}}]},
     {"text": "A reviewer checks the change while I wait.", "tool_calls": [{"name": "task", "input": {
       "prompt": "Review src/cart.rs for overflow.", "description": "review the cart total", "subagent_type": "general"}}]},
     {"text": "`total` now multiplies each price by its quantity; the reviewer found no overflow in practice."}
@@ -241,6 +242,7 @@ wait_for "the reviewer to run" child_running
 keys Tab Tab m
 wait_for "the composer aimed at the child" aimed
 keys -l 'focus on u32 overflow'
+wait_for "the message typed" message_typed
 shot child-message
 keys Enter
 wait_for "the turn to end" idle
