@@ -59,14 +59,21 @@ impl Changes {
         tool: &str,
         input: &Value,
     ) -> Option<Arc<FileDiff>> {
-        let text = |keys: &[&str]| keys.iter().find_map(|k| input.get(*k)?.as_str());
-        let path = text(&["path", "file_path"])?;
+        let text = |key: &str| input.get(key)?.as_str();
+        // Each tool's own field names: a call that used another's fails, and
+        // must not look like a change.
+        let (path, old, new) = match tool {
+            "edit_file" | "write_file" => ("path", "old_text", "new_text"),
+            "Edit" | "Write" => ("file_path", "old_string", "new_string"),
+            _ => return None,
+        };
+        let path = text(path)?;
         let known = self.known.get(path).cloned();
         let knew_before = known.is_some();
         let (diff, after) = match tool {
             "edit_file" | "Edit" => {
-                let old = text(&["old_text", "old_string"])?;
-                let new = text(&["new_text", "new_string"])?;
+                let old = text(old)?;
+                let new = text(new)?;
                 let all = input
                     .get("replace_all")
                     .and_then(Value::as_bool)
@@ -74,7 +81,7 @@ impl Changes {
                 edit(known.as_deref(), old, new, all)
             }
             "write_file" | "Write" => {
-                let content = text(&["content"])?;
+                let content = text("content")?;
                 let before = known.as_deref().unwrap_or_default();
                 (
                     FileDiff::new(before, content, Numbers::File),

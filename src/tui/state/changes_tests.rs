@@ -127,3 +127,16 @@ fn claude_codes_edit_and_a_childs_edit_are_changes_too() {
     assert_eq!(files[0].0, "b.rs");
     assert_eq!(files[0].1[0].agent, child);
 }
+
+/// Each tool's own field names: brood's `edit_file` called with Claude
+/// Code's names fails, and its cell must not show a change it never made.
+#[test]
+fn a_call_with_another_tool_s_field_names_proposes_no_change() {
+    let mut changes = Changes::default();
+    let borrowed = json!({"path": "a.rs", "old_string": "a", "new_string": "b"});
+    assert!(changes.call(MAIN, "e1", "edit_file", &borrowed).is_none());
+    let borrowed = json!({"file_path": "a.rs", "old_text": "a", "new_text": "b"});
+    assert!(changes.call(MAIN, "e2", "Edit", &borrowed).is_none());
+    let own = json!({"file_path": "a.rs", "old_string": "a", "new_string": "b"});
+    assert!(changes.call(MAIN, "e3", "Edit", &own).is_some());
+}
