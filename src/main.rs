@@ -23,6 +23,7 @@ use std::io::{BufWriter, IsTerminal, Write};
 use brood::agent::{Approver, AutoApprove};
 use brood::headless::{self, OutputFormat, RunExit};
 use brood::policy::classify_command_with;
+use brood::protocol::Remembered;
 use brood::replay::PrintFormat;
 use brood::session::resume::ResumeFrom;
 use brood::session::setup::{self, Prepared, SetupError};
@@ -163,7 +164,8 @@ fn workbench(
     let id = session.id().to_string();
     let traced = session.trace_path().is_some();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(async move {
+    let before = remembered();
+    let after = runtime.block_on(async move {
         // Before the screen is the terminal's: what did not start is said here.
         for warning in session.start_mcp().await {
             eprintln!("brood: {}", brood::text::visible(&warning));
@@ -187,12 +189,34 @@ fn workbench(
                 let _ = task.await;
             },
         };
-        app::run(link, info, first_prompt).await
+        app::run(link, info, first_prompt, before).await
     })?;
+    remember(before, after);
     if traced {
         println!("brood: to continue this session: brood --resume {id}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the workbench remembers from earlier sessions (`workbench.toml`).
+fn remembered() -> Remembered {
+    brood::config::workbench::default_path()
+        .map(|path| brood::config::workbench::load(&path))
+        .unwrap_or_default()
+}
+
+/// Writes what the workbench remembers when it changed, once the terminal
+/// is given back; a failure is said, and costs nothing else.
+fn remember(before: Remembered, after: Remembered) {
+    if before == after {
+        return;
+    }
+    let Some(path) = brood::config::workbench::default_path() else {
+        return;
+    };
+    if let Err(e) = brood::config::workbench::save(&path, &after) {
+        eprintln!("brood: the workbench's layout is not remembered: {e}");
+    }
 }
 
 /// `brood replay`: the workbench plays the file while a thread reads it, or
@@ -261,7 +285,9 @@ fn play(
         exit,
         pace,
     };
-    runtime.block_on(app::replay(info, recording))?;
+    let before = remembered();
+    let after = runtime.block_on(app::replay(info, recording, before))?;
+    remember(before, after);
     // A read that failed part-way is told after the screen is given back.
     if loader.handle.is_finished()
         && let Ok(Err(e)) = loader.handle.join()

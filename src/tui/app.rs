@@ -20,7 +20,7 @@ use super::ui::Focus;
 use super::ui::Ui;
 use super::view::{ViewCache, render};
 use crate::event::{AgentId, Event, EventKind, Op};
-use crate::protocol::{Loaded, SessionInfo};
+use crate::protocol::{Loaded, Remembered, SessionInfo};
 
 /// The shortest time between two frames (about 60 frames a second).
 const FRAME: Duration = Duration::from_millis(16);
@@ -62,12 +62,14 @@ pub enum ReplayExit {
 }
 
 /// Runs the workbench on a live session until the user quits. `first_prompt`
-/// is sent at once (the demo's question).
+/// is sent at once (the demo's question). It starts from what an earlier
+/// session left in `remembered`, and returns what to remember now.
 pub async fn run<Done: Future>(
     link: Link<Done>,
     info: SessionInfo,
     first_prompt: Option<String>,
-) -> Result<(), TerminalError> {
+    remembered: Remembered,
+) -> Result<Remembered, TerminalError> {
     let Link {
         events,
         ops,
@@ -78,7 +80,7 @@ pub async fn run<Done: Future>(
     if let Some(prompt) = first_prompt {
         let _ = ops.send(Op::UserMessage(prompt));
     }
-    let mut app = App::new(info);
+    let mut app = App::new(info, remembered);
     let mut feed = Feed::Live {
         events,
         ops: ops.clone(),
@@ -93,15 +95,20 @@ pub async fn run<Done: Future>(
     shutdown.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(3), done).await;
     drop(guard);
-    result.map(|_| ())
+    result.map(|_| app.remembered())
 }
 
 /// Plays a recording in the same workbench, with the replay's controls in
-/// place of the composer, until the user quits.
-pub async fn replay(info: SessionInfo, recording: Recording) -> Result<(), TerminalError> {
+/// place of the composer, until the user quits; returns what to remember,
+/// as [`run`] does.
+pub async fn replay(
+    info: SessionInfo,
+    recording: Recording,
+    remembered: Remembered,
+) -> Result<Remembered, TerminalError> {
     let started = Instant::now();
     let mut guard = terminal::enter()?;
-    let mut app = App::new(info.clone());
+    let mut app = App::new(info.clone(), remembered);
     app.ui.focus = Focus::Conversation;
     let mut feed = Feed::Replay {
         player: Box::new(Player::new(info, recording.pace)),
@@ -115,7 +122,7 @@ pub async fn replay(info: SessionInfo, recording: Recording) -> Result<(), Termi
     if let Exit::FirstFrame = exit {
         eprintln!("first frame after {} ms", started.elapsed().as_millis());
     }
-    Ok(())
+    Ok(app.remembered())
 }
 
 /// Where the screen's events come from.
@@ -197,12 +204,21 @@ enum Flow {
 }
 
 impl App {
-    fn new(info: SessionInfo) -> App {
+    fn new(info: SessionInfo, remembered: Remembered) -> App {
+        let mut ui = Ui::new();
+        ui.split = remembered.split;
         App {
             state: State::new(info),
-            ui: Ui::new(),
+            ui,
             cache: ViewCache::new(),
             theme: Theme::from_env(),
+        }
+    }
+
+    /// What the next session starts from.
+    fn remembered(&self) -> Remembered {
+        Remembered {
+            split: self.ui.split,
         }
     }
 

@@ -75,6 +75,9 @@ pub enum Command {
     ToggleThinking,
     /// `z`: the focused pane fills the screen, and back.
     Zoom,
+    /// `<` and `>`: the conversation narrower or wider beside the subagents.
+    NarrowerConversation,
+    WiderConversation,
     /// Ctrl-R: search earlier prompts.
     SearchHistory,
     OpenChild,
@@ -260,6 +263,8 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Live, &[key(K::Enter)], "Enter", "open the selected child's transcript", None, C::OpenChild),
     row(P::Panes, &[key(K::Tab)], "Tab / Shift-Tab", "move focus between panes", Some(("Tab", "focus")), C::FocusNext),
     row(P::Panes, &[ch('z')], "z", "zoom the focused pane to the whole screen, and back", None, C::Zoom),
+    row(P::Panes, &[ch('<')], "< >", "the conversation narrower / wider beside the subagents (remembered)", None, C::NarrowerConversation),
+    row(P::Panes, &[ch('>')], "", "", None, C::WiderConversation),
     row(P::Panes, &[with(K::BackTab, KeyModifiers::SHIFT), key(K::BackTab)], "", "", None, C::FocusPrevious),
     row(P::Panes, UP, "↑↓ PgUp PgDn", "scroll; the wheel scrolls the pane under it", Some(("↑↓", "scroll")), C::ScrollUp),
     row(P::Panes, DOWN, "", "", None, C::ScrollDown),

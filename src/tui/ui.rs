@@ -162,6 +162,10 @@ pub struct Ui {
     pub thinking: bool,
     /// The focused pane fills the screen (`z`).
     pub zoom: bool,
+    /// The conversation's share of a wide screen in percent (`<` `>`);
+    /// `None` until moved, when the layout decides. Remembered across
+    /// sessions.
+    pub split: Option<u16>,
     /// Ctrl-R's search through earlier prompts, while it runs.
     pub search: Option<HistorySearch>,
     pub composer: TextArea<'static>,
@@ -236,6 +240,7 @@ impl Ui {
             expanded: HashSet::new(),
             thinking: false,
             zoom: false,
+            split: None,
             search: None,
             composer: empty_composer(),
             history: Vec::new(),

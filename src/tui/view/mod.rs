@@ -45,6 +45,38 @@ pub const MIN_HEIGHT: u16 = 15;
 /// conversation 16 rows of 78 columns.
 pub const STACK_BELOW: u16 = 100;
 
+/// The conversation's share of a wide screen, beside the subagents, which
+/// `<` and `>` move and the workbench remembers.
+pub mod split {
+    /// The share before it is moved (the layout's own at 110 columns and more).
+    pub const DEFAULT: u16 = 45;
+    /// How far one key press moves it, in percent.
+    pub const STEP: u16 = 5;
+    /// The smallest and largest share; the panes' widths keep their own floor.
+    pub const LEAST: u16 = 25;
+    pub const MOST: u16 = 75;
+    /// Columns each side keeps whatever the share.
+    pub const MIN_CONVERSATION: u16 = 40;
+    pub const MIN_SUBAGENTS: u16 = 36;
+
+    /// `share` within the bounds.
+    pub fn clamp(share: u16) -> u16 {
+        share.clamp(LEAST, MOST)
+    }
+
+    /// The conversation's columns of `width` at `share` (`None`: the
+    /// layout's own, half below 110 columns).
+    pub fn conversation_width(width: u16, share: Option<u16>) -> u16 {
+        let wanted = match share {
+            Some(share) => u32::from(width) * u32::from(clamp(share)) / 100,
+            None if width >= 110 => u32::from(width) * u32::from(DEFAULT) / 100,
+            None => u32::from(width / 2),
+        };
+        let most = width.saturating_sub(MIN_SUBAGENTS);
+        (wanted.min(u32::from(width)) as u16).clamp(MIN_CONVERSATION.min(most), most)
+    }
+}
+
 /// What the views keep between frames so a frame lays out only what changed and
 /// what is visible: the conversation's wrapped rows and heights, the open
 /// transcript's rows, and the composer's scroll position.
@@ -220,7 +252,7 @@ impl Screen {
                 Focus::Conversation | Focus::Composer => (main, none, none),
             });
         }
-        let left_w = if w >= 110 { w * 45 / 100 } else { w / 2 };
+        let left_w = split::conversation_width(w, ui.split);
         let right_w = w - left_w;
         let children = state.children.len().min(u16::MAX as usize) as u16;
         let list_h = children

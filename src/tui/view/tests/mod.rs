@@ -4,6 +4,7 @@
 mod big;
 mod child_control;
 mod fixtures;
+mod layout;
 mod recorded;
 mod scenes;
 mod status;
