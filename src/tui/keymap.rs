@@ -263,7 +263,7 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Live, &[key(K::Enter)], "Enter", "open the selected child's transcript", None, C::OpenChild),
     row(P::Panes, &[key(K::Tab)], "Tab / Shift-Tab", "move focus between panes", Some(("Tab", "focus")), C::FocusNext),
     row(P::Panes, &[ch('z')], "z", "zoom the focused pane to the whole screen, and back", None, C::Zoom),
-    row(P::Panes, &[ch('<')], "< >", "the conversation narrower / wider beside the subagents (remembered)", None, C::NarrowerConversation),
+    row(P::Panes, &[ch('<')], "< >", "narrow / widen the conversation (remembered)", None, C::NarrowerConversation),
     row(P::Panes, &[ch('>')], "", "", None, C::WiderConversation),
     row(P::Panes, &[with(K::BackTab, KeyModifiers::SHIFT), key(K::BackTab)], "", "", None, C::FocusPrevious),
     row(P::Panes, UP, "↑↓ PgUp PgDn", "scroll; the wheel scrolls the pane under it", Some(("↑↓", "scroll")), C::ScrollUp),

@@ -118,10 +118,7 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         Command::Help if ui.focus == Focus::Composer && !ui.composer_text().is_empty() => {
             type_key(key, state, ui)
         }
-        Command::Help => {
-            ui.overlay = Some(Overlay::Help);
-            ui.overlay_scroll.to_top();
-        }
+        Command::Help => ui.open(Overlay::Help),
         Command::Close => ui.overlay = None,
         // Tab completes a command being typed.
         Command::FocusNext
@@ -189,8 +186,7 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         }
         Command::OpenChild => {
             if let Some(child) = state.children.get(ui.selected_child) {
-                ui.overlay = Some(Overlay::Transcript(child.id));
-                ui.overlay_scroll.to_top();
+                ui.open(Overlay::Transcript(child.id));
             }
         }
         Command::StopChild => return stop_child(state, ui),
@@ -573,8 +569,7 @@ fn submit(state: &State, ui: &mut Ui) -> Vec<Action> {
 fn run_command(command: SlashCommand, args: &str, state: &State, ui: &mut Ui) -> Vec<Action> {
     match command {
         SlashCommand::Help => {
-            ui.overlay = Some(Overlay::Help);
-            ui.overlay_scroll.to_top();
+            ui.open(Overlay::Help);
             Vec::new()
         }
         // The session compacts after the turn that runs, if one does.
@@ -663,8 +658,7 @@ fn select_child(state: &State, ui: &mut Ui, direction: Direction) {
     if let Some(Overlay::Transcript(_)) = ui.overlay
         && let Some(child) = state.children.get(ui.selected_child)
     {
-        ui.overlay = Some(Overlay::Transcript(child.id));
-        ui.overlay_scroll.to_top();
+        ui.open(Overlay::Transcript(child.id));
     }
 }
 

@@ -259,6 +259,12 @@ impl Ui {
         }
     }
 
+    /// Shows `overlay`, from its top.
+    pub fn open(&mut self, overlay: Overlay) {
+        self.overlay = Some(overlay);
+        self.overlay_scroll.to_top();
+    }
+
     /// The composer's text, lines joined.
     pub fn composer_text(&self) -> String {
         self.composer.lines().join("\n")

@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 
+use super::hidden::Hidden;
 use super::text::cut_spans;
 use super::{centered, overlay_block};
 use crate::protocol::McpServerSummary;
@@ -100,18 +101,25 @@ pub(super) fn render(
         ..area
     };
     let rect = centered(above_status, 72, height);
-    let hint = if rect.height < height {
-        " Esc close · ↑↓ scroll "
-    } else {
-        " Esc close "
+    // Where the list is, when it does not fit: what is above and below.
+    let rows = Block::bordered().inner(rect).height as usize;
+    let first = scroll.clamp(keys.len(), rows);
+    let hidden = Hidden::of_window(keys.len(), first, rows, |_| false, |_| false);
+    let mut hint = match hidden.border(theme) {
+        Some(line) => line.spans,
+        None => Vec::new(),
     };
+    let keys_hint = match hidden.is_empty() {
+        true => " Esc close ",
+        false => "· Esc close · ↑↓ scroll ",
+    };
+    hint.push(Span::styled(keys_hint, theme.dim()));
     let block = Block::bordered()
         .title(Line::from(" Keys "))
-        .title_bottom(Line::from(Span::styled(hint, theme.dim())).right_aligned())
+        .title_bottom(Line::from(hint).right_aligned())
         .border_style(theme.focus())
         .title_style(theme.focus());
     let inner = overlay_block(frame, rect, block);
-    let first = scroll.clamp(keys.len(), inner.height as usize);
     let buf = frame.buffer_mut();
     let shown = keys.iter().skip(first).take(inner.height as usize);
     for (row, (key, what)) in shown.enumerate() {

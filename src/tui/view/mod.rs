@@ -15,6 +15,7 @@ mod composer;
 mod conversation;
 mod heights;
 mod help;
+mod hidden;
 mod live;
 mod status;
 mod subagents;

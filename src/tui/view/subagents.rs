@@ -7,6 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
+use super::hidden::Hidden;
 use super::text::{cut, cut_spans, elapsed, spinner, tokens, width};
 use super::{has_focus, pane_block};
 use crate::tui::state::{Child, ChildStatus};
@@ -27,13 +28,14 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
         theme,
     );
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
+        frame.render_widget(block, area);
         return;
     }
     let height = inner.height as usize;
     let total = state.children.len();
     if total == 0 {
+        frame.render_widget(block, area);
         ui.subagents.clamp(0, height);
         let hint = cut_spans(
             vec![Span::styled(
@@ -49,6 +51,20 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     }
     let selected = ui.selected_child.min(total - 1);
     let first = visible_first(ui, selected, total, height);
+    // The rows scrolled out of sight are counted, the ones that need the
+    // user named.
+    let hidden = Hidden::of_window(
+        total,
+        first,
+        height,
+        |row| state.waiting(state.children[row].id),
+        |row| state.children[row].status == ChildStatus::Failed,
+    );
+    let block = match hidden.border(theme) {
+        Some(line) => block.title_bottom(line),
+        None => block,
+    };
+    frame.render_widget(block, area);
     let buf = frame.buffer_mut();
     for (row, child) in state.children.iter().enumerate().skip(first).take(height) {
         let mut line = child_row(child, state.now_ms, ui.spinner, inner.width as usize, theme);

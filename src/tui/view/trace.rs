@@ -8,6 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::hidden::Hidden;
 use super::text::{cut_spans, tokens};
 use super::{has_focus, padded_block};
 use crate::tui::state::{Mark, TimelineRow};
@@ -23,12 +24,27 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     ]);
     let block = padded_block(title, has_focus(ui, state, Focus::Live), theme);
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
+        frame.render_widget(block, area);
         return;
     }
     let height = inner.height as usize;
     let first = ui.trace.clamp(state.timeline.len(), height);
+    // Errors and failed results scrolled out of sight are counted. An
+    // approval asked long ago is history here: the dialog shows the ones
+    // that wait.
+    let hidden = Hidden::of_window(
+        state.timeline.len(),
+        first,
+        height,
+        |_| false,
+        |row| matches!(state.timeline[row].mark, Mark::Alarm | Mark::Failed),
+    );
+    let block = match hidden.border(theme) {
+        Some(line) => block.title_bottom(line),
+        None => block,
+    };
+    frame.render_widget(block, area);
     let buf = frame.buffer_mut();
     for (row, event) in state.timeline.iter().skip(first).take(height).enumerate() {
         let line = trace_row(event, inner.width as usize, theme);

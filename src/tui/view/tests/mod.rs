@@ -361,7 +361,7 @@ fn the_approval_dialog_asking_why() {
 fn help_overlay() {
     let state = three_children().state(12_000);
     let mut ui = Ui::new();
-    ui.overlay = Some(Overlay::Help);
+    ui.open(Overlay::Help);
     let buf = draw(&state, &mut ui, 130, 40, &color());
     assert_snapshot!("help", text(&buf));
 }
@@ -995,7 +995,7 @@ fn the_child_asking_for_approval_is_never_hidden_in_the_budgets() {
         budgets.join("\n")
     );
     assert!(
-        budgets.iter().any(|l| l.contains("more running")),
+        budgets.iter().any(|l| l.contains("↓ 3 more")),
         "{}",
         budgets.join("\n")
     );
