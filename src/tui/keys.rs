@@ -14,7 +14,6 @@ use crossterm::event::{
 use super::keymap::{self, Command, Place};
 use super::state::{ChildStatus, State};
 use super::ui::{Direction, Focus, LiveMode, Overlay, Ui, empty_composer};
-use super::view::split;
 use crate::event::{ApprovalAnswer, Op};
 
 /// A second Ctrl-C within this long quits.
@@ -110,6 +109,11 @@ pub fn places(state: &State, ui: &Ui) -> Vec<Place> {
 /// Runs one command of the key table.
 fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
     let children = state.children.len();
+    // A replay shows a session; it changes nothing in it.
+    if ui.replay.is_some() && !super::available::in_replay(command) {
+        ui.say("a replay shows the session: nothing in it can be changed".into());
+        return Vec::new();
+    }
     match command {
         Command::Interrupt => return ctrl_c(state, ui, now),
         Command::Quit if ui.composer_text().is_empty() => return vec![Action::Quit],
@@ -176,8 +180,8 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         Command::ExpandCells => toggle_expanded(state, ui),
         Command::ToggleThinking => ui.thinking = !ui.thinking,
         Command::Zoom => ui.zoom = !ui.zoom,
-        Command::NarrowerConversation => move_split(ui, Direction::Backward),
-        Command::WiderConversation => move_split(ui, Direction::Forward),
+        Command::NarrowerConversation => ui.move_split(Direction::Backward),
+        Command::WiderConversation => ui.move_split(Direction::Forward),
         Command::SearchHistory => {
             ui.search = Some(HistorySearch {
                 original: ui.composer_text(),
@@ -214,45 +218,6 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         | Command::QuitReplay => {}
     }
     Vec::new()
-}
-
-/// `<` and `>`: the conversation's share of a wide screen one step smaller
-/// or larger, said on the status line.
-fn move_split(ui: &mut Ui, direction: Direction) {
-    let conversation = ui.panes.iter().find(|(f, _)| *f == Focus::Conversation);
-    let subagents = ui.panes.iter().find(|(f, _)| *f == Focus::Subagents);
-    // The share shown now: the one moved last, else the layout's own.
-    let side_by_side = match (conversation, subagents) {
-        (Some((_, c)), Some((_, s))) if !c.is_empty() && !s.is_empty() => {
-            Some(split_of(c.width, s.width))
-        }
-        _ => None,
-    };
-    let now = ui.split.or(side_by_side).unwrap_or(split::DEFAULT);
-    let next = match direction {
-        Direction::Forward => now.saturating_add(split::STEP),
-        Direction::Backward => now.saturating_sub(split::STEP),
-    };
-    let next = split::clamp(next - next % split::STEP);
-    ui.split = Some(next);
-    let mut said = format!(
-        "split {next}/{}: the conversation / the subagents",
-        100 - next
-    );
-    if side_by_side.is_none() {
-        said.push_str(match ui.zoom {
-            true => " (z shows both)",
-            false => " (on a screen of 100 columns or more)",
-        });
-    }
-    ui.say(said);
-}
-
-/// The conversation's share in percent, from the panes' widths.
-fn split_of(conversation: u16, subagents: u16) -> u16 {
-    let total = u32::from(conversation) + u32::from(subagents);
-    let share = (u32::from(conversation) * 100 + total / 2) / total.max(1);
-    share.min(100) as u16
 }
 
 /// The next focus in `direction`; a replay's cycle has no composer.

@@ -2,6 +2,7 @@
 //! ratatui buffer, and the render task that connects them to the terminal.
 
 pub mod app;
+pub mod available;
 pub mod highlight;
 pub mod keymap;
 pub mod keys;

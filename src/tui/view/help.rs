@@ -16,12 +16,12 @@ use crate::tui::ui::Scroll;
 /// Width of the key column.
 const KEY_COLUMN: usize = 23;
 
-/// The groups of the key table the help shows: a replay has no composer and
-/// no approvals, a live session no replay controls.
+/// The groups of the key table the help shows: a replay has no composer, no
+/// approvals and no turn to interrupt (its own row quits it), a live session
+/// no replay controls.
 fn groups(replay: bool) -> &'static [Place] {
     match replay {
         true => &[
-            Place::Anywhere,
             Place::Replay,
             Place::Panes,
             Place::Conversation,
@@ -48,7 +48,8 @@ fn groups(replay: bool) -> &'static [Place] {
 /// last, each with its tools.
 fn rows(replay: bool, mcp: &[McpServerSummary]) -> Vec<(String, String)> {
     let mut rows = Vec::new();
-    for (heading, keys) in keymap::help(groups(replay)) {
+    let listed = |command| !replay || crate::tui::available::in_replay(command);
+    for (heading, keys) in keymap::help(groups(replay), listed) {
         rows.push((String::new(), heading.to_string()));
         rows.extend(
             keys.into_iter()

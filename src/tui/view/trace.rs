@@ -63,8 +63,9 @@ fn trace_row(event: &TimelineRow, width_cols: usize, theme: &Theme) -> Line<'sta
             theme.dim(),
         ),
         Span::styled(format!("{:<6} ", event.agent.to_string()), theme.agent()),
-        // The longest type (`permission_decision`) still gets its space.
-        Span::styled(format!("{:<20}", event.kind), kind_style),
+        // A space after the type, however long (`permission_decision`,
+        // the longest brood writes, is padded to nothing).
+        Span::styled(format!("{:<19} ", event.kind), kind_style),
     ];
     match event.mark {
         Mark::Passed => spans.push(Span::styled("✓ ", theme.success())),

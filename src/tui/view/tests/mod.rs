@@ -3,6 +3,7 @@
 
 mod big;
 mod child_control;
+mod fixes;
 mod fixtures;
 mod layout;
 mod recorded;
