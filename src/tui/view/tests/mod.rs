@@ -334,9 +334,16 @@ fn the_approval_dialog_from_a_child() {
     let mut ui = Ui::new();
     let buf = draw(&state, &mut ui, 100, 30, &color());
     assert_snapshot!("approval_from_child", text(&buf));
+    // Bold in the terminal's own colour, and a black-on-yellow title: both
+    // read on a light background (yellow text did not).
     let (x, y) = find(&buf, "rm -rf build/docs").expect("the command");
-    assert_eq!(buf[(x, y)].fg, Color::Yellow);
+    assert_eq!(buf[(x, y)].fg, Color::Reset);
     assert!(buf[(x, y)].modifier.contains(Modifier::BOLD));
+    let (x, y) = find(&buf, " approval needed ").expect("the title");
+    assert_eq!(
+        (buf[(x, y)].fg, buf[(x, y)].bg),
+        (Color::Black, Color::Yellow)
+    );
     assert!(find(&buf, "allow \"rm\" for this session").is_some());
     assert!(find(&buf, "+1 more waiting").is_some());
 }
@@ -521,7 +528,7 @@ fn a_retry_and_an_error_show_on_the_status_line() {
     );
     let state = s.state(1_200);
     let buf = draw(&state, &mut Ui::new(), 100, 20, &color());
-    assert_eq!(fg_at(&buf, "retrying in 2 s (1/4)"), Color::Yellow);
+    assert_eq!(fg_at(&buf, "retrying in 2 s (1/4)"), Color::LightRed);
     s.push(
         1_300,
         MAIN,
