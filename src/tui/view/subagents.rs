@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use super::hidden::Hidden;
 use super::text::{cut, cut_spans, elapsed, spinner, tokens, width};
 use super::{has_focus, pane_block};
-use crate::tui::state::{Child, ChildStatus};
+use crate::tui::state::{Child, ChildStatus, State};
 use crate::tui::theme::Theme;
 use crate::tui::ui::{Focus, Ui};
 
@@ -67,7 +67,7 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     frame.render_widget(block, area);
     let buf = frame.buffer_mut();
     for (row, child) in state.children.iter().enumerate().skip(first).take(height) {
-        let mut line = child_row(child, state.now_ms, ui.spinner, inner.width as usize, theme);
+        let mut line = child_row(child, state, ui.spinner, inner.width as usize, theme);
         if row == selected {
             line = line.patch_style(theme.selected());
         }
@@ -90,12 +90,16 @@ fn visible_first(ui: &mut Ui, selected: usize, total: usize, height: usize) -> u
 /// `width` so a selected row is highlighted edge to edge.
 pub(super) fn child_row(
     child: &Child,
-    now_ms: u64,
+    state: &State,
     frame: usize,
     width_cols: usize,
     theme: &Theme,
 ) -> Line<'static> {
+    let now_ms = state.now_ms;
+    // A child waiting for the user says so, whatever else it shows.
+    let waiting = state.waiting(child.id);
     let glyph = match child.status {
+        ChildStatus::Running if waiting => Span::styled("?", theme.alert()),
         ChildStatus::Running => Span::styled(spinner(frame), theme.focus()),
         ChildStatus::Done => Span::styled("✓", theme.success()),
         ChildStatus::Failed => Span::styled("✗", theme.error()),
@@ -118,6 +122,11 @@ pub(super) fn child_row(
                 format!("  {}", reason.map_or("failed", |r| r.as_str())),
                 theme.error(),
             ),
+            Span::styled(format!("{tok} {age:>6} "), theme.dim()),
+        ],
+        (ChildStatus::Running, _) if waiting => vec![
+            Span::raw("  "),
+            Span::styled("approve?", theme.alert()),
             Span::styled(format!("{tok} {age:>6} "), theme.dim()),
         ],
         (ChildStatus::Running | ChildStatus::Done, _) => {

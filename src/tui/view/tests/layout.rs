@@ -173,6 +173,14 @@ fn lists_say_what_they_hide_with_nine_children() {
     let buf = draw(&state, &mut ui, 130, 40, &color());
     let shown = text(&buf);
     assert_snapshot!("nine_children_130x40", shown);
+    let asking = shown
+        .lines()
+        .find(|l| l.contains("? sub-9"))
+        .unwrap_or_default();
+    assert!(
+        asking.contains("approve?"),
+        "the list says who asks: {shown}"
+    );
     // The budgets: six rows of nine, sub-9 (asking) among them.
     let budgets: Vec<&str> = shown
         .lines()
