@@ -4,7 +4,7 @@
 
 use super::keymap::Command;
 use super::state::{ChildStatus, EntryKind, State};
-use super::ui::Ui;
+use super::ui::{Focus, Scroll, Ui};
 
 /// What a command needs to do anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +20,9 @@ enum Needs {
     TwoChildren,
     /// A tool cell in the conversation to expand.
     ToolCell,
+    /// More lines than fit where the keys scroll (the overlay, else the
+    /// focused pane).
+    Scrolling,
 }
 
 /// The one list of what each command needs.
@@ -30,15 +33,14 @@ fn needs(command: Command) -> Needs {
         Command::OpenChild | Command::ToggleLiveMode => Needs::AChild,
         Command::PreviousChild | Command::NextChild => Needs::TwoChildren,
         Command::ExpandCells => Needs::ToolCell,
+        Command::ScrollUp | Command::ScrollDown | Command::PageUp | Command::PageDown => {
+            Needs::Scrolling
+        }
         Command::FocusNext
         | Command::FocusPrevious
         | Command::EscComposer
         | Command::HistoryUp
         | Command::HistoryDown
-        | Command::ScrollUp
-        | Command::ScrollDown
-        | Command::PageUp
-        | Command::PageDown
         | Command::Top
         | Command::Bottom
         | Command::ToggleTrace
@@ -88,6 +90,18 @@ pub fn works(command: Command, state: &State, ui: &Ui) -> bool {
             .entries
             .iter()
             .any(|e| matches!(e.kind, EntryKind::Tool(_))),
+        Needs::Scrolling => scroll(ui).scrolls(),
+    }
+}
+
+/// The scroll the keys move now: the overlay's, else the focused pane's.
+fn scroll(ui: &Ui) -> &Scroll {
+    match (ui.overlay, ui.focus, ui.show_trace) {
+        (Some(_), _, _) => &ui.overlay_scroll,
+        (None, Focus::Live, true) => &ui.trace,
+        (None, Focus::Live, false) => &ui.live,
+        (None, Focus::Subagents, _) => &ui.subagents,
+        (None, Focus::Conversation | Focus::Composer, _) => &ui.conversation,
     }
 }
 
@@ -96,6 +110,10 @@ pub fn works(command: Command, state: &State, ui: &Ui) -> bool {
 pub fn in_replay(command: Command) -> bool {
     match needs(command) {
         Needs::LiveSession | Needs::RunningChild => false,
-        Needs::Nothing | Needs::AChild | Needs::TwoChildren | Needs::ToolCell => true,
+        Needs::Nothing
+        | Needs::AChild
+        | Needs::TwoChildren
+        | Needs::ToolCell
+        | Needs::Scrolling => true,
     }
 }

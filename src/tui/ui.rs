@@ -95,6 +95,12 @@ impl Scroll {
         }
     }
 
+    /// Whether there was more than fits at the last layout: otherwise the
+    /// keys that scroll do nothing.
+    pub fn scrolls(&self) -> bool {
+        self.last_max > 0
+    }
+
     pub fn to_top(&mut self) {
         self.top = Some(0);
     }

@@ -158,7 +158,6 @@ pub fn render(
         budgets::render(frame, layout.budgets, view);
         composer::render(frame, layout.composer, view);
         composer::render_commands(frame, layout.composer, view);
-        status::render(frame, layout.status, view);
     }
     match ui.overlay {
         Some(Overlay::Help) => {
@@ -177,6 +176,18 @@ pub fn render(
         }
         None => {}
     }
+    // After the overlays: the keys it offers depend on whether what shows
+    // can scroll, which drawing it has just measured.
+    status::render(
+        frame,
+        layout.status,
+        &mut View {
+            state,
+            ui: &mut *ui,
+            cache: &mut *cache,
+            theme,
+        },
+    );
     if !state.approvals.is_empty() {
         approval::render(frame, area, state, ui.deny_reason.as_ref(), theme);
     }

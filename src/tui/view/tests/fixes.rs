@@ -164,3 +164,25 @@ fn trace_rows_keep_a_space_after_any_type() {
         "{shown}"
     );
 }
+
+/// `↑↓ scroll` is offered where there is more than fits: a transcript that
+/// fits offers only to close it, in its border and on the status line.
+#[test]
+fn scrolling_is_offered_only_where_there_is_more() {
+    let state = three_children().state(12_000);
+    let mut ui = Ui::new();
+    ui.open(Overlay::Transcript(sub(3)));
+    let shown = text(&draw(&state, &mut ui, 130, 40, &color()));
+    let status = shown.lines().last().unwrap_or_default();
+    assert!(!status.contains("scroll"), "{status}");
+    assert!(!shown.contains("PgDn scroll"), "{shown}");
+    ui.open(Overlay::Transcript(sub(1)));
+    let shown = text(&draw(&state, &mut ui, 130, 12 + 8, &color()));
+    let status = shown.lines().last().unwrap_or_default();
+    assert!(status.contains("↑↓ scroll"), "{status}\n{shown}");
+    // A conversation that fits offers no scrolling either.
+    let mut ui = Ui::new();
+    ui.focus = Focus::Conversation;
+    let status = status_line(&state, &mut ui);
+    assert!(!status.contains("↑↓ scroll"), "{status}");
+}
