@@ -1,10 +1,10 @@
 //! The budgets block: how full each agent is. The parent's context against the
 //! model window (and how many tokens the children kept out of it), then one row
-//! per running child (and, dimmed, the ones that ended in the parent's current
-//! turn, until the next starts) with steps, tokens
-//! and context against their limits. Bars are coloured green, yellow past 75 %
-//! and red past 90 %, and always carry the numbers, so no colour is needed to
-//! read them.
+//! per running child, and, dimmed, the ones that ended in the parent's current
+//! turn until the next starts, with steps, tokens and context against their
+//! limits; the children left out for want of room are counted in its border.
+//! Bars are coloured green, light red past 75 % and red past 90 %, and always
+//! carry the numbers, so no colour is needed to read them.
 
 use super::View;
 use ratatui::Frame;

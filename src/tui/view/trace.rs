@@ -79,7 +79,7 @@ fn trace_row(event: &TimelineRow, width_cols: usize, theme: &Theme) -> Line<'sta
     cut_spans(spans, width_cols)
 }
 
-/// Errors and failed results red, waits yellow, a child's start and end bold
+/// Errors and failed results red, waits light red, a child's start and end bold
 /// (each is also named by its type, for no-colour terminals).
 fn kind_style(event: &TimelineRow, theme: &Theme) -> Style {
     match event.mark {
