@@ -24,6 +24,7 @@ use std::io::{BufWriter, IsTerminal, Write};
 use brood::agent::{Approver, AutoApprove};
 use brood::headless::{self, OutputFormat, RunExit};
 use brood::policy::classify_command_with;
+use brood::protocol::Remembered;
 use brood::replay::PrintFormat;
 use brood::session::setup::{self, Prepared, SetupError};
 use brood::tools::ToolRegistry;
@@ -140,6 +141,27 @@ fn headless(model_args: &ModelArgs, args: &SessionArgs, prompt: &str) -> anyhow:
     Ok(ExitCode::from(exit.code()))
 }
 
+/// What the workbench remembers from earlier sessions (`workbench.toml`).
+pub(crate) fn remembered() -> Remembered {
+    brood::config::workbench::default_path()
+        .map(|path| brood::config::workbench::load(&path))
+        .unwrap_or_default()
+}
+
+/// Writes what the workbench remembers when it changed, once the terminal
+/// is given back; a failure is said, and costs nothing else.
+pub(crate) fn remember(before: Remembered, after: Remembered) {
+    if before == after {
+        return;
+    }
+    let Some(path) = brood::config::workbench::default_path() else {
+        return;
+    };
+    if let Err(e) = brood::config::workbench::save(&path, &after) {
+        eprintln!("brood: the workbench's layout is not remembered: {e}");
+    }
+}
+
 /// `brood replay`: the workbench plays the file while a thread reads it, or
 /// `--print`/`--json` stream it to stdout. Exit 2 when the workbench is wanted
 /// but stdout is not a terminal (a usage error, as from clap).
@@ -206,7 +228,9 @@ fn play(
         exit,
         pace,
     };
-    runtime.block_on(app::replay(info, recording))?;
+    let before = remembered();
+    let after = runtime.block_on(app::replay(info, recording, before))?;
+    remember(before, after);
     // A read that failed part-way is told after the screen is given back.
     if loader.handle.is_finished()
         && let Ok(Err(e)) = loader.handle.join()

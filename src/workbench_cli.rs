@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use tokio_util::sync::CancellationToken;
 
+use brood::protocol::Remembered;
 use brood::session::resume::ResumeFrom;
 use brood::session::setup::{self, Prepared};
 use brood::session::{ChannelApprover, Ending, drive};
@@ -31,11 +32,16 @@ pub(crate) fn workbench(
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let mut first_prompt = first_prompt;
     let mut note = None;
+    let before = crate::remembered();
+    let mut layout = before;
     loop {
-        let (id, traced, next) = workbench_session(&setup, &runtime, first_prompt.take(), note)?;
+        let (id, traced, next, after) =
+            workbench_session(&setup, &runtime, first_prompt.take(), note, layout)?;
+        layout = after;
         let left = traced.then(|| format!("{id} stays resumable: /resume {id}"));
         match next {
             app::Next::Quit => {
+                crate::remember(before, layout);
                 if traced {
                     println!("brood: to continue this session: brood --resume {id}");
                 }
@@ -66,13 +72,14 @@ pub(crate) fn workbench(
 }
 
 /// One session in the workbench, until the user quits or asks for another:
-/// its id, whether it has a trace, and what comes next.
+/// its id, whether it has a trace, what comes next and the layout to keep.
 fn workbench_session(
     setup: &setup::Setup,
     runtime: &tokio::runtime::Runtime,
     first_prompt: Option<String>,
     note: Option<String>,
-) -> anyhow::Result<(String, bool, app::Next)> {
+    layout: Remembered,
+) -> anyhow::Result<(String, bool, app::Next, Remembered)> {
     let approver = Arc::new(ChannelApprover::new());
     let Prepared {
         mut session,
@@ -82,7 +89,7 @@ fn workbench_session(
     tracing::info!(session = session.id(), "workbench");
     let id = session.id().to_string();
     let traced = session.trace_path().is_some();
-    let next = runtime.block_on(async move {
+    let (next, layout) = runtime.block_on(async move {
         // Before the screen is the terminal's: what did not start is said here.
         for warning in session.start_mcp().await {
             eprintln!("brood: {}", brood::text::visible(&warning));
@@ -106,7 +113,7 @@ fn workbench_session(
                 let _ = task.await;
             },
         };
-        app::run(link, info, first_prompt, note).await
+        app::run(link, info, first_prompt, note, layout).await
     })?;
-    Ok((id, traced, next))
+    Ok((id, traced, next, layout))
 }

@@ -288,3 +288,41 @@ fn a_long_paste_is_one_block_and_reaches_the_model_whole() {
     assert_eq!(text.lines().count(), 40, "{text}");
     assert!(text.starts_with("log line 1\nlog line 2\n"), "{text}");
 }
+
+/// `>` moves the split between the conversation and the subagents; brood
+/// remembers it in `workbench.toml` in its config folder, and the next
+/// session starts with it.
+#[test]
+fn the_split_is_remembered_for_the_next_session() {
+    let sb = Sandbox::new();
+    project(&sb);
+    let tmux = Tmux::shell(&sb, 130, 40);
+    tmux.type_text("brood demo --speed 8 --no-trace; echo \"brood-exit=$?\"");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("assembled from", Duration::from_secs(60));
+    // Out of the composer, then two steps wider: 45 % → 55 %.
+    tmux.keys(&["Tab"]);
+    tmux.type_text(">>");
+    tmux.wait_for("split 55/45", Duration::from_secs(5));
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("brood-exit=0", Duration::from_secs(10));
+    let file = sb.root.path().join(".config/brood/workbench.toml");
+    let saved = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(
+        saved.contains("split = 55"),
+        "{}: {saved:?}",
+        file.display()
+    );
+    // The next session starts at 55 %: the conversation is 71 columns wide.
+    tmux.type_text("clear; brood demo --speed 8 --no-trace; echo \"brood-exit=$?\"");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("assembled from", Duration::from_secs(60));
+    let top = screen
+        .lines()
+        .find(|l| l.contains("┌ Conversation"))
+        .unwrap_or_default();
+    let border = top.chars().position(|c| c == '┐');
+    assert_eq!(border, Some(70), "{top}");
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("brood-exit=0", Duration::from_secs(10));
+}

@@ -18,6 +18,7 @@ pub mod permissions;
 mod profiles;
 mod sandbox;
 pub mod settings;
+pub mod workbench;
 
 pub use listing::{profile_json, profile_rows, render_profiles};
 pub use sandbox::SandboxFileSettings;
@@ -28,6 +29,12 @@ pub enum ConfigError {
     NoDataDir,
     #[error("cannot read {path}: {source}")]
     Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write {
         path: PathBuf,
         #[source]
         source: std::io::Error,

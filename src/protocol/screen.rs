@@ -42,6 +42,16 @@ pub struct AgentSummary {
     pub warnings: Vec<String>,
 }
 
+/// What the workbench remembers from one session to the next (brood keeps
+/// it in `workbench.toml` in its config folder): handed to the screen at
+/// start, handed back when it quits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Remembered {
+    /// The conversation's share of a wide screen's width, in percent, beside
+    /// the subagents; `None` leaves it to the layout.
+    pub split: Option<u16>,
+}
+
 /// One MCP server as the title line shows it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct McpServerSummary {

@@ -21,7 +21,7 @@ use super::ui::{Focus, MouseMode};
 use super::view::{ViewCache, render};
 use super::{clipboard, export};
 use crate::event::{AgentId, Event, EventKind, Op};
-use crate::protocol::{Loaded, SessionInfo};
+use crate::protocol::{Loaded, Remembered, SessionInfo};
 
 /// The shortest time between two frames (about 60 frames a second).
 const FRAME: Duration = Duration::from_millis(16);
@@ -75,13 +75,16 @@ pub enum Next {
 
 /// Runs the workbench on a live session until the user quits or switches
 /// sessions. `first_prompt` is sent at once (the demo's question); `note` is
-/// said on the status line at start (where the last session went).
+/// said on the status line at start (where the last session went). It starts
+/// from what an earlier session left in `remembered`, and returns what comes
+/// next with what to remember now.
 pub async fn run<Done: Future>(
     link: Link<Done>,
     info: SessionInfo,
     first_prompt: Option<String>,
     note: Option<String>,
-) -> Result<Next, TerminalError> {
+    remembered: Remembered,
+) -> Result<(Next, Remembered), TerminalError> {
     let Link {
         events,
         ops,
@@ -92,7 +95,7 @@ pub async fn run<Done: Future>(
     if let Some(prompt) = first_prompt {
         let _ = ops.send(Op::UserMessage(prompt));
     }
-    let mut app = App::new(info);
+    let mut app = App::new(info, remembered);
     if let Some(note) = note {
         app.ui.say(note);
     }
@@ -110,18 +113,26 @@ pub async fn run<Done: Future>(
     shutdown.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(3), done).await;
     drop(guard);
-    result.map(|exit| match exit {
-        Exit::Switch(next) => next,
-        Exit::Quit | Exit::Signal | Exit::FirstFrame => Next::Quit,
+    result.map(|exit| {
+        let next = match exit {
+            Exit::Switch(next) => next,
+            Exit::Quit | Exit::Signal | Exit::FirstFrame => Next::Quit,
+        };
+        (next, app.remembered())
     })
 }
 
 /// Plays a recording in the same workbench, with the replay's controls in
-/// place of the composer, until the user quits.
-pub async fn replay(info: SessionInfo, recording: Recording) -> Result<(), TerminalError> {
+/// place of the composer, until the user quits; returns what to remember,
+/// as [`run`] does.
+pub async fn replay(
+    info: SessionInfo,
+    recording: Recording,
+    remembered: Remembered,
+) -> Result<Remembered, TerminalError> {
     let started = Instant::now();
     let mut guard = terminal::enter()?;
-    let mut app = App::new(info.clone());
+    let mut app = App::new(info.clone(), remembered);
     app.ui.focus = Focus::Conversation;
     let mut feed = Feed::Replay {
         player: Box::new(Player::new(info, recording.pace)),
@@ -135,7 +146,7 @@ pub async fn replay(info: SessionInfo, recording: Recording) -> Result<(), Termi
     if let Exit::FirstFrame = exit {
         eprintln!("first frame after {} ms", started.elapsed().as_millis());
     }
-    Ok(())
+    Ok(app.remembered())
 }
 
 /// Where the screen's events come from.
@@ -219,12 +230,21 @@ enum Flow {
 }
 
 impl App {
-    fn new(info: SessionInfo) -> App {
+    fn new(info: SessionInfo, remembered: Remembered) -> App {
+        let mut ui = Ui::new();
+        ui.split = remembered.split;
         App {
             state: State::new(info),
-            ui: Ui::new(),
+            ui,
             cache: ViewCache::new(),
             theme: Theme::from_env(),
+        }
+    }
+
+    /// What the next session starts from.
+    fn remembered(&self) -> Remembered {
+        Remembered {
+            split: self.ui.split,
         }
     }
 

@@ -96,6 +96,9 @@ pub enum Command {
     ToggleMouse,
     /// `z`: the focused pane fills the screen, and back.
     Zoom,
+    /// `<` and `>`: the conversation narrower or wider beside the subagents.
+    NarrowerConversation,
+    WiderConversation,
     /// Ctrl-R: search earlier prompts.
     SearchHistory,
     OpenChild,
@@ -231,7 +234,9 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Replay, &[ch('-'), ch('_')], "", "", None, C::Slower),
     row(P::Replay, TOP, "g/G", "start/end", None, C::ReplayStart),
     row(P::Replay, BOTTOM, "", "", None, C::ReplayEnd),
-    row(P::Replay, &[ch('q'), key(K::Esc)], "q", "quit", None, C::QuitReplay),
+    // Ctrl-C and Ctrl-D end a replay before any table is read (app.rs):
+    // listed here, where a replay's help looks.
+    row(P::Replay, &[ch('q'), key(K::Esc), ctrl('c'), ctrl('d')], "q", "quit", None, C::QuitReplay),
     row(P::Help, &[key(K::Esc), ch('q'), ch('?')], "Esc", "close", Some(("Esc", "close")), C::Close),
     row(P::Help, UP, "↑↓ PgUp PgDn", "scroll", None, C::ScrollUp),
     row(P::Help, DOWN, "", "", None, C::ScrollDown),
@@ -304,6 +309,8 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Live, &[key(K::Enter)], "Enter", "open the selected child's transcript", None, C::OpenChild),
     row(P::Panes, &[key(K::Tab)], "Tab / Shift-Tab", "move focus between panes", Some(("Tab", "focus")), C::FocusNext),
     row(P::Panes, &[ch('z')], "z", "zoom the focused pane to the whole screen, and back", None, C::Zoom),
+    row(P::Panes, &[ch('<')], "< >", "narrow / widen the conversation (remembered)", None, C::NarrowerConversation),
+    row(P::Panes, &[ch('>')], "", "", None, C::WiderConversation),
     row(P::Panes, &[with(K::BackTab, KeyModifiers::SHIFT), key(K::BackTab)], "", "", None, C::FocusPrevious),
     row(P::Panes, UP, "↑↓ PgUp PgDn", "scroll; the wheel scrolls the pane under it", Some(("↑↓", "scroll")), C::ScrollUp),
     row(P::Panes, DOWN, "", "", None, C::ScrollDown),
@@ -332,8 +339,13 @@ pub fn lookup(places: &[Place], event: &KeyEvent) -> Option<Command> {
 
 /// The status line's `(key, word)` pairs for `places`, first place first. A
 /// row is left out when an earlier place takes one of its keys (in the
-/// subagents pane ↑↓ select a child, so the panes' "↑↓ scroll" is not offered).
-pub fn hints(places: &[Place]) -> Vec<(&'static str, &'static str)> {
+/// subagents pane ↑↓ select a child, so the panes' "↑↓ scroll" is not offered),
+/// or when its command would do nothing now (`works`: `x stop` on a child
+/// that has ended).
+pub fn hints(
+    places: &[Place],
+    works: impl Fn(Command) -> bool,
+) -> Vec<(&'static str, &'static str)> {
     let mut pairs: Vec<(&'static str, &'static str)> = Vec::new();
     for (i, place) in places.iter().enumerate() {
         let earlier = &places[..i];
@@ -345,6 +357,7 @@ pub fn hints(places: &[Place]) -> Vec<(&'static str, &'static str)> {
             });
             if let Some((keys, word)) = binding.hint
                 && !taken
+                && works(binding.command)
                 && !pairs.iter().any(|(_, w)| *w == word)
             {
                 pairs.push((keys, word));
@@ -354,14 +367,19 @@ pub fn hints(places: &[Place]) -> Vec<(&'static str, &'static str)> {
     pairs
 }
 
-/// The help overlay's groups for `places`: each heading and its labelled rows.
-pub fn help(places: &[Place]) -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+/// The help overlay's groups for `places`: each heading and its labelled
+/// rows whose command is `listed` (a replay lists no command that needs a
+/// live session).
+pub fn help(
+    places: &[Place],
+    listed: impl Fn(Command) -> bool,
+) -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
     places
         .iter()
         .map(|place| {
             let rows = BINDINGS
                 .iter()
-                .filter(|b| b.place == *place && !b.label.is_empty())
+                .filter(|b| b.place == *place && !b.label.is_empty() && listed(b.command))
                 .map(|b| (b.label, b.help))
                 .collect();
             (place.heading(), rows)
@@ -430,7 +448,10 @@ mod tests {
             P::Listing,
             P::Replay,
         ];
-        let shown: usize = help(&all).iter().map(|(_, rows)| rows.len()).sum();
+        let shown: usize = help(&all, |_| true)
+            .iter()
+            .map(|(_, rows)| rows.len())
+            .sum();
         let labelled = BINDINGS.iter().filter(|b| !b.label.is_empty()).count();
         assert_eq!(shown, labelled);
         for binding in BINDINGS {

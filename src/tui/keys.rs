@@ -133,6 +133,11 @@ pub fn places(state: &State, ui: &Ui) -> Vec<Place> {
 /// Runs one command of the key table.
 fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instant) -> Vec<Action> {
     let children = state.children.len();
+    // A replay shows a session; it changes nothing in it.
+    if ui.replay.is_some() && !super::available::in_replay(command) {
+        ui.say("a replay shows the session: nothing in it can be changed".into());
+        return Vec::new();
+    }
     match command {
         Command::Interrupt => return ctrl_c(state, ui, now),
         Command::Quit if ui.composer_text().is_empty() => return vec![Action::Quit],
@@ -141,10 +146,7 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         Command::Help if ui.focus == Focus::Composer && !ui.composer_text().is_empty() => {
             type_key(key, state, ui)
         }
-        Command::Help => {
-            ui.overlay = Some(Overlay::Help);
-            ui.overlay_scroll.to_top();
-        }
+        Command::Help => ui.open(Overlay::Help),
         Command::Close => ui.overlay = None,
         // Tab completes a command being typed.
         Command::FocusNext
@@ -210,6 +212,8 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         Command::ToggleThinking => ui.thinking = !ui.thinking,
         Command::Zoom => ui.zoom = !ui.zoom,
         Command::ToggleMouse => return toggle_mouse(ui),
+        Command::NarrowerConversation => ui.move_split(Direction::Backward),
+        Command::WiderConversation => ui.move_split(Direction::Forward),
         Command::SearchHistory => {
             ui.search = Some(HistorySearch {
                 original: ui.composer_text(),
@@ -218,8 +222,7 @@ fn run(command: Command, key: &KeyEvent, state: &State, ui: &mut Ui, now: Instan
         }
         Command::OpenChild => {
             if let Some(child) = state.children.get(ui.selected_child) {
-                ui.overlay = Some(Overlay::Transcript(child.id));
-                ui.overlay_scroll.to_top();
+                ui.open(Overlay::Transcript(child.id));
             }
         }
         Command::StopChild => return stop_child(state, ui),
@@ -563,8 +566,7 @@ fn submit(state: &State, ui: &mut Ui) -> Vec<Action> {
 fn run_command(command: SlashCommand, args: &str, state: &State, ui: &mut Ui) -> Vec<Action> {
     match command {
         SlashCommand::Help => {
-            ui.overlay = Some(Overlay::Help);
-            ui.overlay_scroll.to_top();
+            ui.open(Overlay::Help);
             Vec::new()
         }
         // The session compacts after the turn that runs, if one does.
@@ -756,8 +758,7 @@ fn select_child(state: &State, ui: &mut Ui, direction: Direction) {
     if let Some(Overlay::Transcript(_)) = ui.overlay
         && let Some(child) = state.children.get(ui.selected_child)
     {
-        ui.overlay = Some(Overlay::Transcript(child.id));
-        ui.overlay_scroll.to_top();
+        ui.open(Overlay::Transcript(child.id));
     }
 }
 

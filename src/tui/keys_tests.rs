@@ -383,3 +383,21 @@ fn ctrl_r_searches_earlier_prompts_newest_first() {
     assert_eq!(ui.composer_text(), "cargo test");
     assert!(ui.search.is_none());
 }
+
+/// `<` and `>` move the split only outside the composer: there they are
+/// text.
+#[test]
+fn split_keys_act_in_the_panes_and_type_in_the_composer() {
+    let state = state();
+    let mut ui = Ui::new();
+    let key = |c| InputEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    handle(&key('>'), &state, &mut ui, Instant::now());
+    assert_eq!(ui.split, None);
+    assert_eq!(ui.composer_text(), ">");
+    ui.focus = Focus::Subagents;
+    handle(&key('>'), &state, &mut ui, Instant::now());
+    assert_eq!(ui.split, Some(50), "one step from the layout's 45");
+    handle(&key('<'), &state, &mut ui, Instant::now());
+    handle(&key('<'), &state, &mut ui, Instant::now());
+    assert_eq!(ui.split, Some(40));
+}

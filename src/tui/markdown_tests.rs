@@ -231,14 +231,14 @@ fn links_show_their_url_unless_it_is_the_text() {
 #[test]
 fn unknown_language_renders_plain_with_its_label() {
     let lines = render_markdown("```klingon\nqapla' batlh\n```", 40, &COLOR);
-    assert_eq!(show(&lines), "[yellow]klingon[/]\n  qapla' batlh");
+    assert_eq!(show(&lines), "[cyan]klingon[/]\n  qapla' batlh");
 }
 
 #[test]
 fn empty_code_blocks_render_only_their_label() {
     assert_eq!(
         show(&render_markdown("```rust\n```", 40, &COLOR)),
-        "[yellow]rust[/]"
+        "[cyan]rust[/]"
     );
     assert!(render_markdown("```\n```", 40, &COLOR).is_empty());
     assert_eq!(

@@ -2,6 +2,7 @@
 //! ratatui buffer, and the render task that connects them to the terminal.
 
 pub mod app;
+pub mod available;
 mod clipboard;
 pub mod diff;
 mod export;

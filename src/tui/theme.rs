@@ -2,6 +2,12 @@
 //! and 16-colour terminals decide the actual shades; with `NO_COLOR` every style
 //! keeps its modifiers (bold, dim, reversed) and loses its colour, and every state
 //! is also told by a glyph or a word, so nothing is lost.
+//!
+//! Text reads on a light background as on a dark one: no text in yellow,
+//! white, grey or the light colours that vanish on white ([`LOST_ON_LIGHT`]),
+//! nor in black or dark grey, which vanish on black ([`LOST_ON_DARK`]).
+//! Warnings are light red (the orange of most palettes); what must catch the
+//! eye, the approval dialog's title, is black on yellow, which reads on both.
 
 use ratatui::style::{Color, Modifier, Style};
 
@@ -65,7 +71,17 @@ impl Theme {
 
     /// Warnings and budgets past 75 %.
     pub fn warning(&self) -> Style {
-        self.fg(Color::Yellow)
+        self.fg(Color::LightRed)
+    }
+
+    /// What must catch the eye on any background: black on yellow, bold;
+    /// reversed without colour.
+    pub fn alert(&self) -> Style {
+        match self.mode {
+            ColorMode::Color => Style::default().fg(Color::Black).bg(Color::Yellow),
+            ColorMode::NoColor => Style::default().add_modifier(Modifier::REVERSED),
+        }
+        .add_modifier(Modifier::BOLD)
     }
 
     /// The agent's own voice: its name before its messages.
@@ -80,7 +96,8 @@ impl Theme {
             Some("red") => Color::Red,
             Some("blue") => Color::Blue,
             Some("green") => Color::Green,
-            Some("yellow") => Color::Yellow,
+            // Yellow text is lost on a light background.
+            Some("yellow") => Color::LightRed,
             Some("purple" | "magenta") => Color::Magenta,
             Some("orange") => Color::LightRed,
             Some("pink") => Color::LightMagenta,
@@ -106,20 +123,20 @@ impl Theme {
 
     /// Inline code and code blocks' frame.
     pub fn code(&self) -> Style {
-        self.fg(Color::Yellow)
+        self.fg(Color::Cyan)
     }
 
     pub fn heading(&self) -> Style {
         self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
     }
 
-    /// A gauge's fill for a share of its limit: green, yellow past 75 %, red
-    /// past 90 %.
+    /// A gauge's fill for a share of its limit: green, light red (a warning)
+    /// past 75 %, red past 90 %.
     pub fn gauge(&self, ratio: f64) -> Style {
         if ratio >= 0.9 {
             self.fg(Color::Red)
         } else if ratio >= 0.75 {
-            self.fg(Color::Yellow)
+            self.warning()
         } else {
             self.fg(Color::Green)
         }
@@ -151,6 +168,19 @@ impl Theme {
     }
 }
 
+/// Colours that vanish as text on a light background.
+pub const LOST_ON_LIGHT: [Color; 6] = [
+    Color::Yellow,
+    Color::LightYellow,
+    Color::White,
+    Color::Gray,
+    Color::LightGreen,
+    Color::LightCyan,
+];
+
+/// Colours that vanish as text on a dark background.
+pub const LOST_ON_DARK: [Color; 2] = [Color::Black, Color::DarkGray];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,7 +194,7 @@ mod tests {
         let colored = Theme::new(ColorMode::Color);
         assert_eq!(colored.error().fg, Some(Color::Red));
         assert_eq!(colored.gauge(0.5).fg, Some(Color::Green));
-        assert_eq!(colored.gauge(0.8).fg, Some(Color::Yellow));
+        assert_eq!(colored.gauge(0.8).fg, Some(Color::LightRed));
         assert_eq!(colored.gauge(0.95).fg, Some(Color::Red));
     }
 }

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use tui_textarea::TextArea;
 
+use super::view::split;
 use crate::event::AgentId;
 
 /// The pane that keys like arrows and PgUp act on.
@@ -100,6 +101,12 @@ impl Scroll {
         }
     }
 
+    /// Whether there was more than fits at the last layout: otherwise the
+    /// keys that scroll do nothing.
+    pub fn scrolls(&self) -> bool {
+        self.last_max > 0
+    }
+
     pub fn to_top(&mut self) {
         self.top = Some(0);
     }
@@ -186,6 +193,10 @@ pub struct Ui {
     pub thinking: bool,
     /// The focused pane fills the screen (`z`).
     pub zoom: bool,
+    /// The conversation's share of a wide screen in percent (`<` `>`);
+    /// `None` until moved, when the layout decides. Remembered across
+    /// sessions.
+    pub split: Option<u16>,
     /// Ctrl-R's search through earlier prompts, while it runs.
     pub search: Option<HistorySearch>,
     pub composer: TextArea<'static>,
@@ -275,6 +286,7 @@ impl Ui {
             find: None,
             thinking: false,
             zoom: false,
+            split: None,
             search: None,
             composer: empty_composer(),
             history: Vec::new(),
@@ -294,10 +306,55 @@ impl Ui {
         }
     }
 
+    /// Shows `overlay`, from its top.
+    pub fn open(&mut self, overlay: Overlay) {
+        self.overlay = Some(overlay);
+        self.overlay_scroll.to_top();
+    }
+
+    /// `<` and `>`: the conversation's share of a wide screen one step smaller
+    /// or larger, said on the status line.
+    pub fn move_split(&mut self, direction: Direction) {
+        let conversation = self.panes.iter().find(|(f, _)| *f == Focus::Conversation);
+        let subagents = self.panes.iter().find(|(f, _)| *f == Focus::Subagents);
+        // The share shown now: the one moved last, else the layout's own.
+        let side_by_side = match (conversation, subagents) {
+            (Some((_, c)), Some((_, s))) if !c.is_empty() && !s.is_empty() => {
+                Some(split_of(c.width, s.width))
+            }
+            _ => None,
+        };
+        let now = self.split.or(side_by_side).unwrap_or(split::DEFAULT);
+        let next = match direction {
+            Direction::Forward => now.saturating_add(split::STEP),
+            Direction::Backward => now.saturating_sub(split::STEP),
+        };
+        let next = split::clamp(next - next % split::STEP);
+        self.split = Some(next);
+        let mut said = format!(
+            "split {next}/{}: the conversation / the subagents",
+            100 - next
+        );
+        if side_by_side.is_none() {
+            said.push_str(match self.zoom {
+                true => " (z shows both)",
+                false => " (on a screen of 100 columns or more)",
+            });
+        }
+        self.say(said);
+    }
+
     /// The composer's text, lines joined.
     pub fn composer_text(&self) -> String {
         self.composer.lines().join("\n")
     }
+}
+
+/// The conversation's share in percent, from the panes' widths.
+fn split_of(conversation: u16, subagents: u16) -> u16 {
+    let total = u32::from(conversation) + u32::from(subagents);
+    let share = (u32::from(conversation) * 100 + total / 2) / total.max(1);
+    share.min(100) as u16
 }
 
 /// A composer with nothing typed in it.

@@ -32,7 +32,7 @@ impl Class {
             Class::Keyword => theme.syntax(Color::Magenta),
             Class::Str | Class::Inserted => theme.syntax(Color::Green),
             Class::Comment => theme.dim(),
-            Class::Constant => theme.syntax(Color::Yellow),
+            Class::Constant => theme.syntax(Color::LightRed),
             Class::Function => theme.syntax(Color::Blue),
             Class::Type | Class::Storage => theme.syntax(Color::Cyan),
             Class::Deleted => theme.syntax(Color::Red),

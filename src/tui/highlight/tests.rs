@@ -82,11 +82,11 @@ fn maps_scopes_to_named_colours() {
     );
     assert_eq!(
         style_of(&lines, "42").and_then(|s| s.fg),
-        Some(Color::Yellow)
+        Some(Color::LightRed)
     );
     assert_eq!(
         style_of(&lines, "true").and_then(|s| s.fg),
-        Some(Color::Yellow)
+        Some(Color::LightRed)
     );
     assert_eq!(
         style_of(&lines, "main").and_then(|s| s.fg),

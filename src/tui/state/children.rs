@@ -216,6 +216,7 @@ impl State {
             context_budget,
             started_ms: event.t_ms,
             ended_ms: None,
+            turn: self.turn,
             live: Vec::new(),
             transcript: Vec::new(),
             streaming: String::new(),

@@ -35,6 +35,9 @@ pub struct State {
     last_error_from: Option<AgentId>,
     /// Whether the parent's turn is running.
     pub running: bool,
+    /// The parent's turns started so far: a child of an earlier turn that has
+    /// ended leaves the budgets when the next one starts.
+    pub turn: u32,
     pub timeline: Vec<TimelineRow>,
     /// The files every agent changed, as diffs.
     pub changes: Changes,
@@ -79,6 +82,11 @@ impl State {
             .iter()
             .filter(|c| c.status == ChildStatus::Running)
             .count()
+    }
+
+    /// Whether `child` waits for the user's answer to an approval.
+    pub fn waiting(&self, child: AgentId) -> bool {
+        self.approvals.iter().any(|a| a.agent == child)
     }
 
     /// Whether anything is in motion (a spinner needs ticks).
@@ -228,6 +236,7 @@ impl State {
         match &event.kind {
             EventKind::UserMessage { text } => {
                 self.running = true;
+                self.turn += 1;
                 self.last_error = None;
                 self.push(EntryKind::User(text.clone()));
             }

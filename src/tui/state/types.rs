@@ -150,6 +150,8 @@ pub struct Child {
     pub context_budget: Option<u64>,
     pub started_ms: u64,
     pub ended_ms: Option<u64>,
+    /// The parent's turn it started in (see [`super::State::turn`]).
+    pub turn: u32,
     pub live: Vec<LiveLine>,
     pub transcript: Vec<TranscriptItem>,
     /// Text streamed for the response in progress.

@@ -36,12 +36,10 @@ pub(super) fn render(
     let lines = dialog_lines(ask, state, reason, body, theme);
     let height = (lines.len() as u16 + 2).min(area.height);
     let rect = centered(area, width, height);
+    // Black on yellow and bold text: read on a light terminal as on a dark one.
     let block = Block::bordered()
-        .title(Line::from(Span::styled(
-            " approval needed ",
-            theme.warning(),
-        )))
-        .border_style(theme.warning());
+        .title(Line::from(Span::styled(" approval needed ", theme.alert())))
+        .border_style(theme.bold());
     let inner = overlay_block(frame, rect, block);
     let buf = frame.buffer_mut();
     for (row, line) in lines.iter().enumerate().take(inner.height as usize) {
@@ -88,7 +86,7 @@ fn dialog_lines(
             last.push('…');
         }
     }
-    let style = theme.warning().add_modifier(ratatui::style::Modifier::BOLD);
+    let style = theme.bold();
     lines.extend(
         command
             .into_iter()
@@ -157,7 +155,7 @@ fn with_more(mut lines: Vec<Line<'static>>, state: &State, theme: &Theme) -> Vec
     if more > 0 {
         lines.push(Line::from(Span::styled(
             format!("+{more} more waiting"),
-            theme.warning(),
+            theme.alert(),
         )));
     }
     lines

@@ -1,15 +1,17 @@
 //! The budgets block: how full each agent is. The parent's context against the
 //! model window (and how many tokens the children kept out of it), then one row
-//! per running child (finished ones too when there is room) with steps, tokens
-//! and context against their limits. Bars are coloured green, yellow past 75 %
-//! and red past 90 %, and always carry the numbers, so no colour is needed to
-//! read them.
+//! per running child, and, dimmed, the ones that ended in the parent's current
+//! turn until the next starts, with steps, tokens and context against their
+//! limits; the children left out for want of room are counted in its border.
+//! Bars are coloured green, light red past 75 % and red past 90 %, and always
+//! carry the numbers, so no colour is needed to read them.
 
 use super::View;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
+use super::hidden::Hidden;
 use super::padded_block;
 use super::text::{cut_spans, line_width, tokens};
 use crate::protocol::price::usd;
@@ -29,7 +31,19 @@ const MARKER: usize = 14;
 
 /// Child rows the block would like to show.
 pub(super) fn wanted_rows(state: &State) -> u16 {
-    state.children.len().min(u16::MAX as usize) as u16
+    in_budgets(state).len().min(u16::MAX as usize) as u16
+}
+
+/// The children the budgets are about: the running ones, and the ones that
+/// ended in the parent's current turn (dimmed), which leave when the next
+/// turn starts.
+fn in_budgets(state: &State) -> Vec<usize> {
+    (0..state.children.len())
+        .filter(|&i| {
+            let child = &state.children[i];
+            child.status == ChildStatus::Running || child.turn == state.turn
+        })
+        .collect()
 }
 
 pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
@@ -45,10 +59,18 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     }
     let block = padded_block("Budgets", false, theme);
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
+        frame.render_widget(block, area);
         return;
     }
+    // The layout gave the children the rows under the parent's.
+    let rows = inner.height as usize - 1;
+    let (shown, hidden) = shown_children(state, rows);
+    let block = match hidden.border(theme) {
+        Some(line) => block.title_bottom(line),
+        None => block,
+    };
+    frame.render_widget(block, area);
     let w = inner.width as usize;
     // A cost column only once some child's model has a price.
     let priced = state.children.iter().any(|c| c.cost.is_some());
@@ -57,15 +79,15 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     let buf = frame.buffer_mut();
     let main = main_row(state, bar, w, theme);
     buf.set_line(inner.x, inner.y, &main, inner.width);
-    // The layout gave the children the rows under the parent's.
-    let rows = inner.height as usize - 1;
     let window = state.info.context_window;
-    for (i, row) in child_rows(state, rows, bar, window, priced, theme)
-        .into_iter()
-        .enumerate()
-    {
-        let line = cut_spans(row.spans, w);
-        buf.set_line(inner.x, inner.y + 1 + i as u16, &line, inner.width);
+    for (row, &i) in shown.iter().enumerate() {
+        let child = &state.children[i];
+        let mut line = cut_spans(child_row(child, bar, window, priced, theme).spans, w);
+        // An ended child stays until the next turn, dimmed.
+        if child.status != ChildStatus::Running {
+            line = line.patch_style(theme.dim());
+        }
+        buf.set_line(inner.x, inner.y + 1 + row as u16, &line, inner.width);
     }
 }
 
@@ -95,6 +117,25 @@ fn folded_row(state: &State, theme: &Theme) -> Vec<Span<'static>> {
             .iter()
             .filter(|c| c.status == ChildStatus::Running)
             .count();
+        // What needs the user is named first, so a narrow line keeps it.
+        let waiting = state
+            .children
+            .iter()
+            .filter(|c| state.waiting(c.id))
+            .count();
+        let failed = in_budgets(state)
+            .into_iter()
+            .filter(|&i| state.children[i].status == ChildStatus::Failed)
+            .count();
+        if waiting > 0 {
+            spans.push(Span::styled(
+                format!(" · {waiting} waiting for approval"),
+                theme.error(),
+            ));
+        }
+        if failed > 0 {
+            spans.push(Span::styled(format!(" · {failed} failed"), theme.error()));
+        }
         spans.push(Span::styled(
             format!(
                 " · {running} of {} running (Tab)",
@@ -157,54 +198,40 @@ fn main_row(state: &State, bar: usize, w: usize, theme: &Theme) -> Line<'static>
     cut_spans(left, w)
 }
 
-/// The rows for children: running ones first in importance, then the most
-/// recently finished, shown in the children's order.
-fn child_rows(
-    state: &State,
-    rows: usize,
-    bar: usize,
-    window: u64,
-    priced: bool,
-    theme: &Theme,
-) -> Vec<Line<'static>> {
-    if rows == 0 {
-        return Vec::new();
+/// The children shown in `rows` rows, in their order, and what is left
+/// out. When they do not all fit, the ones waiting for an approval come
+/// first, then the running, the failed, and the most recently done.
+fn shown_children(state: &State, rows: usize) -> (Vec<usize>, Hidden) {
+    let mut shown = in_budgets(state);
+    if shown.len() <= rows {
+        return (shown, Hidden::default());
     }
-    let running: Vec<usize> = (0..state.children.len())
-        .filter(|&i| state.children[i].status == ChildStatus::Running)
-        .collect();
-    if running.len() > rows {
-        // A child waiting for an approval is never among the hidden.
-        let asks = |i: &usize| {
-            let id = state.children[*i].id;
-            state.approvals.iter().any(|a| a.agent == id)
+    let rank = |i: usize| {
+        let child = &state.children[i];
+        let first = match child.status {
+            _ if state.waiting(child.id) => 0,
+            ChildStatus::Running => 1,
+            ChildStatus::Failed => 2,
+            ChildStatus::Done => 3,
         };
-        let (mut shown, rest): (Vec<usize>, Vec<usize>) = running.iter().copied().partition(asks);
-        shown.extend(rest);
-        shown.truncate(rows - 1);
-        shown.sort_unstable();
-        let mut out: Vec<Line<'static>> = shown
-            .iter()
-            .map(|&i| child_row(&state.children[i], bar, window, priced, theme))
-            .collect();
-        out.push(Line::from(Span::styled(
-            format!("… +{} more running", running.len() - shown.len()),
-            theme.dim(),
-        )));
-        return out;
-    }
-    let mut finished: Vec<usize> = (0..state.children.len())
-        .filter(|&i| state.children[i].status != ChildStatus::Running)
-        .collect();
-    finished.sort_by_key(|&i| std::cmp::Reverse(state.children[i].ended_ms.unwrap_or(0)));
-    finished.truncate(rows - running.len());
-    let mut shown = running;
-    shown.extend(finished);
+        (first, std::cmp::Reverse(child.ended_ms.unwrap_or(0)), i)
+    };
+    shown.sort_by_key(|&i| rank(i));
+    let left_out = shown.split_off(rows);
     shown.sort_unstable();
-    shown
-        .into_iter()
-        .map(|i| child_row(&state.children[i], bar, window, priced, theme))
-        .collect()
+    let hidden = Hidden {
+        above: 0,
+        below: left_out.len(),
+        waiting: left_out
+            .iter()
+            .filter(|&&i| state.waiting(state.children[i].id))
+            .count(),
+        failed: left_out
+            .iter()
+            .filter(|&&i| state.children[i].status == ChildStatus::Failed)
+            .count(),
+    };
+    (shown, hidden)
 }
 
 /// `sub-1  steps ███░░ 7/12   tokens ██░░ 9.1k/32k   context █░░░ 4.2k/16k   ✓ done`

@@ -198,14 +198,29 @@ pub(super) fn call_glyph(
 }
 
 /// `glyph name summary … right`: one row, the summary cut to fit so the right
-/// part (duration, `denied`) always shows.
+/// part (duration, `denied`) shows. The first `keep` spans of the middle
+/// (`task sub-3 `) come before the right part: when both do not fit, the
+/// right part's last spans go (tokens, then time), then its first is cut.
 fn header(
     glyph: Span<'static>,
     mut middle: Vec<Span<'static>>,
-    right: Vec<Span<'static>>,
+    mut right: Vec<Span<'static>>,
+    keep: usize,
     cx: &CellContext<'_>,
 ) -> Line<'static> {
-    let fixed: usize = 2 + right.iter().map(|s| text::width(&s.content)).sum::<usize>();
+    let widths =
+        |spans: &[Span<'static>]| -> usize { spans.iter().map(|s| text::width(&s.content)).sum() };
+    let kept = 2 + widths(&middle[..keep.min(middle.len())]);
+    while right.len() > 1 && kept + widths(&right) > cx.width {
+        right.pop();
+    }
+    if let Some(first) = right.first_mut()
+        && kept + widths(std::slice::from_ref(first)) > cx.width
+    {
+        let room = cx.width.saturating_sub(kept);
+        *first = Span::styled(cut(&first.content, room), first.style);
+    }
+    let fixed: usize = 2 + widths(&right);
     let mut room = cx.width.saturating_sub(fixed);
     let mut spans = vec![glyph, Span::raw(" ")];
     for span in middle.drain(..) {
@@ -262,6 +277,7 @@ fn tool(cell: &ToolCell, cx: &CellContext<'_>) -> Vec<Line<'static>> {
         call_glyph(cell.status, cx.spinner, theme),
         middle,
         right,
+        1,
         cx,
     )];
     let style = match cell.status {
@@ -356,10 +372,13 @@ fn task_cell(task: &TaskCell, cx: &CellContext<'_>) -> Vec<Line<'static>> {
         }
         CallStatus::Denied => right.push(Span::styled("  denied", theme.error())),
     }
+    // `task sub-3` says which child; the rest may go.
+    let keep = 1 + usize::from(task.child.is_some());
     let mut rows = vec![header(
         call_glyph(task.status, cx.spinner, theme),
         middle,
         right,
+        keep,
         cx,
     )];
     if task.status != CallStatus::Running

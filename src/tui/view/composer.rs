@@ -171,7 +171,7 @@ fn replay_bar(frame: &mut Frame<'_>, area: Rect, bar: &ReplayBar, theme: &Theme)
     buf.set_line(x, inner.y, &Line::from(progress), w);
     if inner.height > 1 {
         // The replay's rows of the key table, as help lists them.
-        let text = keymap::help(&[Place::Replay])
+        let text = keymap::help(&[Place::Replay], |_| true)
             .into_iter()
             .flat_map(|(_, rows)| rows)
             .map(|(keys, what)| format!("{keys} {what}"))

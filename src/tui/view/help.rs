@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 
+use super::hidden::Hidden;
 use super::text::cut_spans;
 use super::{centered, overlay_block};
 use crate::protocol::McpServerSummary;
@@ -15,12 +16,12 @@ use crate::tui::ui::Scroll;
 /// Width of the key column.
 const KEY_COLUMN: usize = 23;
 
-/// The groups of the key table the help shows: a replay has no composer and
-/// no approvals, a live session no replay controls.
+/// The groups of the key table the help shows: a replay has no composer, no
+/// approvals and no turn to interrupt (its own row quits it), a live session
+/// no replay controls.
 fn groups(replay: bool) -> &'static [Place] {
     match replay {
         true => &[
-            Place::Anywhere,
             Place::Replay,
             Place::Panes,
             Place::Conversation,
@@ -51,7 +52,8 @@ fn groups(replay: bool) -> &'static [Place] {
 /// last, each with its tools.
 fn rows(replay: bool, mcp: &[McpServerSummary]) -> Vec<(String, String)> {
     let mut rows = Vec::new();
-    for (heading, keys) in keymap::help(groups(replay)) {
+    let listed = |command| !replay || crate::tui::available::in_replay(command);
+    for (heading, keys) in keymap::help(groups(replay), listed) {
         rows.push((String::new(), heading.to_string()));
         rows.extend(
             keys.into_iter()
@@ -104,18 +106,25 @@ pub(super) fn render(
         ..area
     };
     let rect = centered(above_status, 72, height);
-    let hint = if rect.height < height {
-        " Esc close · ↑↓ scroll "
-    } else {
-        " Esc close "
+    // Where the list is, when it does not fit: what is above and below.
+    let rows = Block::bordered().inner(rect).height as usize;
+    let first = scroll.clamp(keys.len(), rows);
+    let hidden = Hidden::of_window(keys.len(), first, rows, |_| false, |_| false);
+    let mut hint = match hidden.border(theme) {
+        Some(line) => line.spans,
+        None => Vec::new(),
     };
+    let keys_hint = match hidden.is_empty() {
+        true => " Esc close ",
+        false => "· Esc close · ↑↓ scroll ",
+    };
+    hint.push(Span::styled(keys_hint, theme.dim()));
     let block = Block::bordered()
         .title(Line::from(" Keys "))
-        .title_bottom(Line::from(Span::styled(hint, theme.dim())).right_aligned())
+        .title_bottom(Line::from(hint).right_aligned())
         .border_style(theme.focus())
         .title_style(theme.focus());
     let inner = overlay_block(frame, rect, block);
-    let first = scroll.clamp(keys.len(), inner.height as usize);
     let buf = frame.buffer_mut();
     let shown = keys.iter().skip(first).take(inner.height as usize);
     for (row, (key, what)) in shown.enumerate() {

@@ -8,6 +8,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
+use super::hidden::Hidden;
 use super::text::{cut_spans, spinner, wrap_str};
 use super::{has_focus, padded_block};
 use crate::tui::state::{CallStatus, Child, LiveLine};
@@ -31,13 +32,14 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     };
     let block = padded_block(title, has_focus(ui, state, Focus::Live), theme);
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
+        frame.render_widget(block, area);
         return;
     }
     let width_cols = inner.width as usize;
     let height = inner.height as usize;
     let Some(selected) = selected else {
+        frame.render_widget(block, area);
         ui.live.clamp(0, height);
         let hint = Line::from(Span::styled("no subagents yet", theme.dim()));
         frame
@@ -70,6 +72,25 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     };
     let list_h = height - stream.len();
     let first = ui.live.clamp(lines.len(), list_h);
+    let hidden = Hidden::of_window(
+        lines.len(),
+        first,
+        list_h,
+        |row| {
+            let (child, line) = lines[row];
+            line.status == CallStatus::Running
+                && state
+                    .approvals
+                    .iter()
+                    .any(|a| a.agent == child.id && a.call_id == line.call_id)
+        },
+        |row| matches!(lines[row].1.status, CallStatus::Failed | CallStatus::Denied),
+    );
+    let block = match hidden.border(theme) {
+        Some(line) => block.title_bottom(line),
+        None => block,
+    };
+    frame.render_widget(block, area);
     let buf = frame.buffer_mut();
     if lines.is_empty() && list_h > 0 {
         let hint = Line::from(Span::styled(

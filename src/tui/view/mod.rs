@@ -18,6 +18,7 @@ mod diff;
 mod diffs;
 mod heights;
 mod help;
+mod hidden;
 mod live;
 mod status;
 mod subagents;
@@ -48,6 +49,38 @@ pub const MIN_HEIGHT: u16 = 15;
 /// and the budgets fold to one line, so an 80×24 terminal gives the
 /// conversation 16 rows of 78 columns.
 pub const STACK_BELOW: u16 = 100;
+
+/// The conversation's share of a wide screen, beside the subagents, which
+/// `<` and `>` move and the workbench remembers.
+pub mod split {
+    /// The share before it is moved (the layout's own at 110 columns and more).
+    pub const DEFAULT: u16 = 45;
+    /// How far one key press moves it, in percent.
+    pub const STEP: u16 = 5;
+    /// The smallest and largest share; the panes' widths keep their own floor.
+    pub const LEAST: u16 = 25;
+    pub const MOST: u16 = 75;
+    /// Columns each side keeps whatever the share.
+    pub const MIN_CONVERSATION: u16 = 40;
+    pub const MIN_SUBAGENTS: u16 = 36;
+
+    /// `share` within the bounds.
+    pub fn clamp(share: u16) -> u16 {
+        share.clamp(LEAST, MOST)
+    }
+
+    /// The conversation's columns of `width` at `share` (`None`: the
+    /// layout's own, half below 110 columns).
+    pub fn conversation_width(width: u16, share: Option<u16>) -> u16 {
+        let wanted = match share {
+            Some(share) => u32::from(width) * u32::from(clamp(share)) / 100,
+            None if width >= 110 => u32::from(width) * u32::from(DEFAULT) / 100,
+            None => u32::from(width / 2),
+        };
+        let most = width.saturating_sub(MIN_SUBAGENTS);
+        (wanted.min(u32::from(width)) as u16).clamp(MIN_CONVERSATION.min(most), most)
+    }
+}
 
 /// What the views keep between frames so a frame lays out only what changed and
 /// what is visible: the conversation's wrapped rows and heights, the open
@@ -133,7 +166,6 @@ pub fn render(
         budgets::render(frame, layout.budgets, view);
         composer::render(frame, layout.composer, view);
         composer::render_commands(frame, layout.composer, view);
-        status::render(frame, layout.status, view);
         // The viewer and the changes are drawn from the view like the panes.
         match view.ui.overlay {
             Some(Overlay::Output(index)) => viewer::render(frame, area, index, view),
@@ -159,6 +191,18 @@ pub fn render(
         }
         Some(Overlay::Output(_) | Overlay::Diffs | Overlay::Agents) | None => {}
     }
+    // After the overlays: the keys it offers depend on whether what shows
+    // can scroll, which drawing it has just measured.
+    status::render(
+        frame,
+        layout.status,
+        &mut View {
+            state,
+            ui: &mut *ui,
+            cache: &mut *cache,
+            theme,
+        },
+    );
     if !state.approvals.is_empty() {
         approval::render(frame, area, state, ui.deny_reason.as_ref(), theme);
     }
@@ -235,7 +279,7 @@ impl Screen {
                 Focus::Conversation | Focus::Composer => (main, none, none),
             });
         }
-        let left_w = if w >= 110 { w * 45 / 100 } else { w / 2 };
+        let left_w = split::conversation_width(w, ui.split);
         let right_w = w - left_w;
         let children = state.children.len().min(u16::MAX as usize) as u16;
         let list_h = children

@@ -97,7 +97,9 @@ fn pairs_width(pairs: &[Pair]) -> usize {
 /// The keys of the current place, from the key table, most useful first;
 /// interrupting and quitting come apart.
 fn place_keys(state: &State, ui: &Ui) -> Vec<Pair> {
-    keymap::hints(&keys::places(state, ui))
+    keymap::hints(&keys::places(state, ui), |command| {
+        crate::tui::available::works(command, state, ui)
+    })
 }
 
 /// The right side of the status line.

@@ -7,9 +7,10 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
+use super::hidden::Hidden;
 use super::text::{cut, cut_spans, elapsed, spinner, tokens, width};
 use super::{has_focus, pane_block};
-use crate::tui::state::{Child, ChildStatus};
+use crate::tui::state::{Child, ChildStatus, State};
 use crate::tui::theme::Theme;
 use crate::tui::ui::{Focus, Ui};
 
@@ -27,13 +28,14 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
         theme,
     );
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
+        frame.render_widget(block, area);
         return;
     }
     let height = inner.height as usize;
     let total = state.children.len();
     if total == 0 {
+        frame.render_widget(block, area);
         ui.subagents.clamp(0, height);
         let hint = cut_spans(
             vec![Span::styled(
@@ -49,9 +51,23 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     }
     let selected = ui.selected_child.min(total - 1);
     let first = visible_first(ui, selected, total, height);
+    // The rows scrolled out of sight are counted, the ones that need the
+    // user named.
+    let hidden = Hidden::of_window(
+        total,
+        first,
+        height,
+        |row| state.waiting(state.children[row].id),
+        |row| state.children[row].status == ChildStatus::Failed,
+    );
+    let block = match hidden.border(theme) {
+        Some(line) => block.title_bottom(line),
+        None => block,
+    };
+    frame.render_widget(block, area);
     let buf = frame.buffer_mut();
     for (row, child) in state.children.iter().enumerate().skip(first).take(height) {
-        let mut line = child_row(child, state.now_ms, ui.spinner, inner.width as usize, theme);
+        let mut line = child_row(child, state, ui.spinner, inner.width as usize, theme);
         if row == selected {
             line = line.patch_style(theme.selected());
         }
@@ -74,12 +90,16 @@ fn visible_first(ui: &mut Ui, selected: usize, total: usize, height: usize) -> u
 /// `width` so a selected row is highlighted edge to edge.
 pub(super) fn child_row(
     child: &Child,
-    now_ms: u64,
+    state: &State,
     frame: usize,
     width_cols: usize,
     theme: &Theme,
 ) -> Line<'static> {
+    let now_ms = state.now_ms;
+    // A child waiting for the user says so, whatever else it shows.
+    let waiting = state.waiting(child.id);
     let glyph = match child.status {
+        ChildStatus::Running if waiting => Span::styled("?", theme.alert()),
         ChildStatus::Running => Span::styled(spinner(frame), theme.focus()),
         ChildStatus::Done => Span::styled("✓", theme.success()),
         ChildStatus::Failed => Span::styled("✗", theme.error()),
@@ -102,6 +122,11 @@ pub(super) fn child_row(
                 format!("  {}", reason.map_or("failed", |r| r.as_str())),
                 theme.error(),
             ),
+            Span::styled(format!("{tok} {age:>6} "), theme.dim()),
+        ],
+        (ChildStatus::Running, _) if waiting => vec![
+            Span::raw("  "),
+            Span::styled("approve?", theme.alert()),
             Span::styled(format!("{tok} {age:>6} "), theme.dim()),
         ],
         (ChildStatus::Running | ChildStatus::Done, _) => {

@@ -8,6 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::hidden::Hidden;
 use super::text::{cut_spans, tokens};
 use super::{has_focus, padded_block};
 use crate::tui::state::{Mark, TimelineRow};
@@ -23,12 +24,27 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
     ]);
     let block = padded_block(title, has_focus(ui, state, Focus::Live), theme);
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
+        frame.render_widget(block, area);
         return;
     }
     let height = inner.height as usize;
     let first = ui.trace.clamp(state.timeline.len(), height);
+    // Errors and failed results scrolled out of sight are counted. An
+    // approval asked long ago is history here: the dialog shows the ones
+    // that wait.
+    let hidden = Hidden::of_window(
+        state.timeline.len(),
+        first,
+        height,
+        |_| false,
+        |row| matches!(state.timeline[row].mark, Mark::Alarm | Mark::Failed),
+    );
+    let block = match hidden.border(theme) {
+        Some(line) => block.title_bottom(line),
+        None => block,
+    };
+    frame.render_widget(block, area);
     let buf = frame.buffer_mut();
     for (row, event) in state.timeline.iter().skip(first).take(height).enumerate() {
         let line = trace_row(event, inner.width as usize, theme);
@@ -47,8 +63,9 @@ fn trace_row(event: &TimelineRow, width_cols: usize, theme: &Theme) -> Line<'sta
             theme.dim(),
         ),
         Span::styled(format!("{:<6} ", event.agent.to_string()), theme.agent()),
-        // The longest type (`permission_decision`) still gets its space.
-        Span::styled(format!("{:<20}", event.kind), kind_style),
+        // A space after the type, however long (`permission_decision`,
+        // the longest brood writes, is padded to nothing).
+        Span::styled(format!("{:<19} ", event.kind), kind_style),
     ];
     match event.mark {
         Mark::Passed => spans.push(Span::styled("✓ ", theme.success())),
@@ -62,7 +79,7 @@ fn trace_row(event: &TimelineRow, width_cols: usize, theme: &Theme) -> Line<'sta
     cut_spans(spans, width_cols)
 }
 
-/// Errors and failed results red, waits yellow, a child's start and end bold
+/// Errors and failed results red, waits light red, a child's start and end bold
 /// (each is also named by its type, for no-colour terminals).
 fn kind_style(event: &TimelineRow, theme: &Theme) -> Style {
     match event.mark {

@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 
 use super::cells::STREAM_CURSOR;
+use super::hidden::Hidden;
 use super::text::{cut, indent, wrap};
 use super::{ViewCache, between_bars, markdown, missing, overlay_block};
 use crate::event::AgentId;
@@ -41,16 +42,10 @@ pub(super) fn render(
     };
     let block = Block::bordered()
         .title(title(child, rect.width as usize, theme))
-        .title_bottom(
-            Line::from(Span::styled(
-                " Esc close · ↑↓ PgUp PgDn scroll ",
-                theme.dim(),
-            ))
-            .right_aligned(),
-        )
         .border_style(theme.focus());
-    let inner = overlay_block(frame, rect, block);
+    let inner = block.inner(rect);
     if inner.width == 0 || inner.height == 0 {
+        overlay_block(frame, rect, block);
         return;
     }
     let width = inner.width as usize;
@@ -77,6 +72,19 @@ pub(super) fn render(
     let height = inner.height as usize;
     let total = cached.lines.len() + stream.len();
     let first = ui.overlay_scroll.clamp(total, height);
+    // Where the transcript is: the rows above and below, then the keys.
+    let hidden = Hidden::of_window(total, first, height, |_| false, |_| false);
+    let mut footer = hidden.border(theme).map(|l| l.spans).unwrap_or_default();
+    let keys = match hidden.is_empty() {
+        true => " Esc close ",
+        false => "· Esc close · ↑↓ PgUp PgDn scroll ",
+    };
+    footer.push(Span::styled(keys, theme.dim()));
+    overlay_block(
+        frame,
+        rect,
+        block.title_bottom(Line::from(footer).right_aligned()),
+    );
     let buf = frame.buffer_mut();
     for (row, line) in cached
         .lines

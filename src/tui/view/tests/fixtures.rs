@@ -268,7 +268,48 @@ pub(super) fn draw_with(
         .expect("draw");
     let buffer = terminal.backend().buffer().clone();
     assert_named_colors(&buffer);
+    assert_readable_on_light_and_dark(&buffer);
     buffer
+}
+
+/// Every character reads on a light terminal and on a dark one: on the
+/// default background, in no colour lost on either (see `theme.rs`); on a
+/// background of its own, in a colour of its own that differs from it.
+/// Reversed cells take the terminal's own two colours, which read.
+pub(super) fn assert_readable_on_light_and_dark(buffer: &Buffer) {
+    use crate::tui::theme::{LOST_ON_DARK, LOST_ON_LIGHT};
+    use ratatui::style::Modifier;
+    for (i, cell) in buffer.content.iter().enumerate() {
+        if cell.symbol().trim().is_empty() || cell.modifier.contains(Modifier::REVERSED) {
+            continue;
+        }
+        let at = (
+            i % buffer.area.width.max(1) as usize,
+            i / buffer.area.width.max(1) as usize,
+        );
+        match cell.bg {
+            Color::Reset => {
+                assert!(
+                    !LOST_ON_LIGHT.contains(&cell.fg),
+                    "{:?} {:?} at {at:?} is lost on a light background",
+                    cell.symbol(),
+                    cell.fg
+                );
+                assert!(
+                    !LOST_ON_DARK.contains(&cell.fg),
+                    "{:?} {:?} at {at:?} is lost on a dark background",
+                    cell.symbol(),
+                    cell.fg
+                );
+            }
+            bg => assert!(
+                cell.fg != Color::Reset && cell.fg != bg,
+                "{:?} {:?} on {bg:?} at {at:?}",
+                cell.symbol(),
+                cell.fg
+            ),
+        }
+    }
 }
 
 pub(super) fn color() -> Theme {

@@ -5,7 +5,9 @@ mod big;
 mod child_control;
 mod commands;
 mod edits;
+mod fixes;
 mod fixtures;
+mod layout;
 mod recorded;
 mod scenes;
 mod status;
@@ -334,9 +336,16 @@ fn the_approval_dialog_from_a_child() {
     let mut ui = Ui::new();
     let buf = draw(&state, &mut ui, 100, 30, &color());
     assert_snapshot!("approval_from_child", text(&buf));
+    // Bold in the terminal's own colour, and a black-on-yellow title: both
+    // read on a light background (yellow text did not).
     let (x, y) = find(&buf, "rm -rf build/docs").expect("the command");
-    assert_eq!(buf[(x, y)].fg, Color::Yellow);
+    assert_eq!(buf[(x, y)].fg, Color::Reset);
     assert!(buf[(x, y)].modifier.contains(Modifier::BOLD));
+    let (x, y) = find(&buf, " approval needed ").expect("the title");
+    assert_eq!(
+        (buf[(x, y)].fg, buf[(x, y)].bg),
+        (Color::Black, Color::Yellow)
+    );
     assert!(find(&buf, "allow \"rm\" for this session").is_some());
     assert!(find(&buf, "+1 more waiting").is_some());
 }
@@ -362,7 +371,7 @@ fn the_approval_dialog_asking_why() {
 fn help_overlay() {
     let state = three_children().state(12_000);
     let mut ui = Ui::new();
-    ui.overlay = Some(Overlay::Help);
+    ui.open(Overlay::Help);
     let buf = draw(&state, &mut ui, 130, 40, &color());
     assert_snapshot!("help", text(&buf));
 }
@@ -521,7 +530,7 @@ fn a_retry_and_an_error_show_on_the_status_line() {
     );
     let state = s.state(1_200);
     let buf = draw(&state, &mut Ui::new(), 100, 20, &color());
-    assert_eq!(fg_at(&buf, "retrying in 2 s (1/4)"), Color::Yellow);
+    assert_eq!(fg_at(&buf, "retrying in 2 s (1/4)"), Color::LightRed);
     s.push(
         1_300,
         MAIN,
@@ -996,7 +1005,7 @@ fn the_child_asking_for_approval_is_never_hidden_in_the_budgets() {
         budgets.join("\n")
     );
     assert!(
-        budgets.iter().any(|l| l.contains("more running")),
+        budgets.iter().any(|l| l.contains("↓ 3 more")),
         "{}",
         budgets.join("\n")
     );

@@ -131,7 +131,7 @@ fn commands_that_are_not_confined_are_said_in_red_at_any_width() {
 }
 
 /// While the terminal has the mouse the wheel does not scroll the panes:
-/// the status line says so, in yellow, ahead of everything else.
+/// the status line says so, as a warning, ahead of everything else.
 #[test]
 fn the_status_line_says_while_the_terminal_has_the_mouse() {
     let state = three_children().state(12_000);
@@ -141,7 +141,11 @@ fn the_status_line_says_while_the_terminal_has_the_mouse() {
     assert!(line.contains("mouse: select (F2) · ⠋ running"), "{line}");
     let buf = draw(&state, &mut ui, 130, 30, &color());
     let (x, y) = find(&buf, "mouse: select (F2)").unwrap();
-    assert_eq!(buf[(x, y)].fg, ratatui::style::Color::Yellow);
+    assert_eq!(
+        buf[(x, y)].fg,
+        ratatui::style::Color::LightRed,
+        "the warning colour"
+    );
     ui.mouse = crate::tui::ui::MouseMode::Panes;
     assert!(!status_line(&state, &mut ui, 130).contains("mouse"));
 }
