@@ -153,8 +153,8 @@ children_running() { (($(count "$SPINNER sub-[0-9]") >= 2 && $(count '\[sub-[0-9
 # The status bar (last line) says idle: the turn has ended.
 idle() { tail -n 1 <<<"$PLAIN" | grep -qE ' idle( |$)'; }
 composer_ready() { grep -q 'ask brood' <<<"$PLAIN" && idle; }
-help_open() { grep -q ' Keys ' <<<"$PLAIN" && grep -q 'Approval dialog' <<<"$PLAIN"; }
-help_closed() { ! grep -q 'Approval dialog' <<<"$PLAIN"; }
+help_open() { grep -q ' Keys ' <<<"$PLAIN" && grep -q 'Anywhere' <<<"$PLAIN"; }
+help_closed() { ! grep -q ' Keys ' <<<"$PLAIN"; }
 approval_open() { grep -q 'approval needed' <<<"$PLAIN" && grep -q 'allow' <<<"$PLAIN"; }
 declined() { idle && grep -q 'still there' <<<"$PLAIN"; }
 exited() { grep -q 'brood exited with status' <<<"$PLAIN"; }
