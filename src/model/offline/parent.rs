@@ -214,10 +214,11 @@ fn section(report: &ChildReport) -> String {
 }
 
 /// Reads one `task` result. Anything unexpected (an error result, text that is
-/// not a JSON envelope, a status other than `completed`) is a failure.
+/// not a JSON envelope, a status other than `completed`) is a failure; a
+/// failed child's envelope (an error result) still says why, in words.
 fn report(result: &Answered<'_>, index: usize) -> ChildReport {
     let envelope = match serde_json::from_str::<Value>(result.content) {
-        Ok(Value::Object(map)) if !result.is_error => Some(map),
+        Ok(Value::Object(map)) => Some(map),
         Ok(_) | Err(_) => None,
     };
     let heading = text_field(result.input.as_object(), "description")
@@ -237,9 +238,10 @@ fn report(result: &Answered<'_>, index: usize) -> ChildReport {
         .filter_map(|key| text_field(Some(&envelope), key))
         .collect::<Vec<_>>()
         .join(", ");
-    let outcome = match text_field(Some(&envelope), "status").as_deref() {
-        Some("completed") => answered_outcome(&envelope),
-        Some(_) | None => Outcome::Failed {
+    let status = text_field(Some(&envelope), "status");
+    let outcome = match (status.as_deref(), result.is_error) {
+        (Some("completed"), false) => answered_outcome(&envelope),
+        (Some(_) | None, _) => Outcome::Failed {
             reason: failure_reason(&envelope),
         },
     };

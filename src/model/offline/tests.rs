@@ -144,10 +144,12 @@ fn after_tasks(results: Vec<ContentBlock>) -> Vec<Message> {
 }
 
 fn result(id: &str, envelope: Value) -> ContentBlock {
+    // The task tool returns a failed child's envelope as an error result.
+    let is_error = envelope["status"] != "completed";
     ContentBlock::ToolResult {
         tool_use_id: id.into(),
         content: envelope.to_string(),
-        is_error: false,
+        is_error,
     }
 }
 
@@ -198,6 +200,7 @@ async fn parent_answer_reports_evidence_and_failures_without_inventing() {
         "{text}"
     );
     assert!(tokens.contains("32100 of 32000"), "{text}");
+    assert!(!tokens.contains("\"status\""), "no raw envelope: {text}");
     assert!(!text.contains("invented"), "{text}");
 }
 
