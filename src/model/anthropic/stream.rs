@@ -324,6 +324,14 @@ impl StreamParser {
         start: BlockStart,
         sink: &mut dyn StreamSink,
     ) -> Result<(), AttemptFailure> {
+        // A block started again would lose what it streamed: the user saw
+        // text the answer would not hold.
+        if self.blocks.contains_key(&start.index) {
+            return Err(AttemptFailure::fatal(ModelError::Stream(format!(
+                "the API started content block {} twice",
+                start.index
+            ))));
+        }
         let field = |name: &str| {
             start
                 .content_block

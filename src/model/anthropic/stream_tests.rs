@@ -485,3 +485,27 @@ fn other_stop_reasons_are_kept_by_name() {
         StopReason::Other("stop_sequence".into())
     );
 }
+
+/// Found by fuzzing (fuzz/artifacts, kept in fuzz/corpus/sse_anthropic): a
+/// second `content_block_start` for an index that already streamed text
+/// reset the block, so the answer lost text the user had seen. It is a
+/// malformed stream, said as such.
+#[test]
+fn a_block_started_twice_is_a_stream_error_not_lost_text() {
+    let failure = fail(&[
+        message_start(usage(5, 1)),
+        text_start(0),
+        text_delta(0, "Hello"),
+        text_start(0),
+        text_delta(0, " world"),
+    ]);
+    assert_eq!(failure.retry, RetryHint::Never);
+    assert!(
+        failure
+            .error
+            .to_string()
+            .contains("started content block 0 twice"),
+        "{}",
+        failure.error
+    );
+}
