@@ -265,6 +265,56 @@ impl Model for ScriptedModel {
     }
 }
 
+/// A scripted model that keeps every request it was sent, for tests that
+/// look at what an agent asked.
+#[cfg(test)]
+pub(crate) struct Recording {
+    pub inner: ScriptedModel,
+    pub requests: Mutex<Vec<ModelRequest<'static>>>,
+}
+
+#[cfg(test)]
+impl Recording {
+    pub fn new(script: &Value) -> Recording {
+        Recording {
+            inner: ScriptedModel::from_json(&script.to_string()).expect("a valid script"),
+            requests: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The messages of each request `agent` sent, in order.
+    pub fn messages_of(&self, agent: AgentId) -> Vec<Vec<Message>> {
+        self.requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|r| r.agent == agent)
+            .map(|r| r.messages.to_vec())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+#[async_trait]
+impl Model for Recording {
+    fn provider(&self) -> &str {
+        "scripted"
+    }
+
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        sink: &mut dyn StreamSink,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, ModelError> {
+        self.requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(request.to_owned_request());
+        self.inner.complete(request, sink, cancel).await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

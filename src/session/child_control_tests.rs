@@ -1,45 +1,11 @@
 //! Control of one child while the turn runs: `x` stops it alone, `m` tells
 //! it something that it reads before its next model call.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
-use async_trait::async_trait;
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 use super::tests::{Running, next_matching, quit, start, start_with};
 use crate::event::{AgentId, EventKind, Op, TerminalReason};
-use crate::model::scripted::ScriptedModel;
-use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, StreamSink};
-
-/// A scripted model that keeps a copy of every request's messages, by agent.
-struct Recording {
-    script: ScriptedModel,
-    requests: Mutex<HashMap<AgentId, Vec<Vec<Message>>>>,
-}
-
-#[async_trait]
-impl Model for Recording {
-    fn provider(&self) -> &str {
-        "scripted"
-    }
-
-    async fn complete(
-        &self,
-        request: &ModelRequest,
-        sink: &mut dyn StreamSink,
-        cancel: &CancellationToken,
-    ) -> Result<ModelResponse, ModelError> {
-        self.requests
-            .lock()
-            .unwrap()
-            .entry(request.agent)
-            .or_default()
-            .push(request.messages.to_vec());
-        self.script.complete(request, sink, cancel).await
-    }
-}
+use crate::model::scripted::Recording;
 
 /// Words enough that streaming them at `chunk_delay_ms` takes a while.
 fn long_text(words: usize) -> String {
@@ -163,10 +129,7 @@ async fn a_message_to_a_running_child_is_read_before_its_next_step() {
             {"text": "Listed, skipping tests."}
         ]
     }});
-    let model = std::sync::Arc::new(Recording {
-        script: ScriptedModel::from_json(&script.to_string()).unwrap(),
-        requests: Mutex::new(HashMap::new()),
-    });
+    let model = std::sync::Arc::new(Recording::new(&script));
     let Running {
         ops,
         mut events,
@@ -205,8 +168,7 @@ async fn a_message_to_a_running_child_is_read_before_its_next_step() {
     .await;
     quit(ops, driver).await;
 
-    let requests = model.requests.lock().unwrap();
-    let child = &requests[&AgentId::Sub(1)];
+    let child = model.messages_of(AgentId::Sub(1));
     assert_eq!(child.len(), 2);
     assert!(!format!("{:?}", child[0]).contains("skip the tests folder"));
     // One user turn: the glob's result, then what the user said.
@@ -223,5 +185,5 @@ async fn a_message_to_a_running_child_is_read_before_its_next_step() {
         "prompt, answer, results with the message"
     );
     // The parent never saw it.
-    assert!(!format!("{:?}", requests[&AgentId::Main]).contains("skip the tests folder"));
+    assert!(!format!("{:?}", model.messages_of(AgentId::Main)).contains("skip the tests folder"));
 }

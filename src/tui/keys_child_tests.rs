@@ -53,18 +53,20 @@ fn two_children() -> State {
             },
         );
     }
-    apply(
-        AgentId::Sub(2),
-        EventKind::SubagentEnd {
-            reason: TerminalReason::Completed,
-            summary: "done".into(),
-            steps: 1,
-            tool_usage: Default::default(),
-            usage: Usage::default(),
-            elapsed_ms: 5,
-        },
-    );
+    apply(AgentId::Sub(2), ended());
     state
+}
+
+/// A child's end, completed.
+fn ended() -> EventKind {
+    EventKind::SubagentEnd {
+        reason: TerminalReason::Completed,
+        summary: "done".into(),
+        steps: 1,
+        tool_usage: Default::default(),
+        usage: Usage::default(),
+        elapsed_ms: 5,
+    }
 }
 
 #[test]
@@ -159,14 +161,7 @@ fn two_idle() -> State {
         seq: 99,
         t_ms: 990,
         agent: AgentId::Sub(1),
-        kind: EventKind::SubagentEnd {
-            reason: TerminalReason::Completed,
-            summary: "done".into(),
-            steps: 1,
-            tool_usage: Default::default(),
-            usage: Usage::default(),
-            elapsed_ms: 5,
-        },
+        kind: ended(),
     });
     state.apply(&Event {
         seq: 100,

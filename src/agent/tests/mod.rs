@@ -2,8 +2,8 @@
 //! model and the real tools.
 
 use crate::sandbox::{Sandbox, SandboxSettings};
+use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
-use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde_json::json;
@@ -11,36 +11,10 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::*;
 use crate::event::{DecidedBy, Decision, Event};
-use crate::model::scripted::ScriptedModel;
-use crate::model::{ModelResponse, ToolCall};
+use crate::model::ToolCall;
+use crate::model::scripted::Recording;
 use crate::policy::{PermissionMode, Policy, Verdict};
 use crate::protocol::ToolKind;
-
-/// Remembers every request so tests can look at what the model was sent.
-struct Recording {
-    inner: ScriptedModel,
-    requests: Mutex<Vec<ModelRequest<'static>>>,
-}
-
-#[async_trait]
-impl Model for Recording {
-    fn provider(&self) -> &str {
-        "scripted"
-    }
-
-    async fn complete(
-        &self,
-        request: &ModelRequest,
-        sink: &mut dyn StreamSink,
-        cancel: &CancellationToken,
-    ) -> Result<ModelResponse, ModelError> {
-        self.requests
-            .lock()
-            .unwrap()
-            .push(request.to_owned_request());
-        self.inner.complete(request, sink, cancel).await
-    }
-}
 
 struct Fixture {
     dir: tempfile::TempDir,
@@ -57,10 +31,7 @@ fn fixture(
 ) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let workspace = Arc::new(Workspace::new(dir.path()).unwrap());
-    let model = Arc::new(Recording {
-        inner: ScriptedModel::from_json(&script.to_string()).unwrap(),
-        requests: Mutex::new(Vec::new()),
-    });
+    let model = Arc::new(Recording::new(&script));
     let bus = EventBus::new();
     let events = bus.subscribe();
     let profile = Profile::parent(max_steps);

@@ -17,10 +17,7 @@ struct World {
 
 fn world(script: Value, light_model: Option<&str>, max_parallel: usize) -> World {
     let dir = tempfile::tempdir().unwrap();
-    let model = Arc::new(Recording {
-        inner: ScriptedModel::from_json(&script.to_string()).unwrap(),
-        requests: Mutex::new(Vec::new()),
-    });
+    let model = Arc::new(Recording::new(&script));
     let session = Session::start(SessionOptions {
         workspace: dir.path().to_path_buf(),
         model: model.clone(),

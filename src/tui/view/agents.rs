@@ -5,43 +5,21 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Block;
 
 use super::text::cut_spans;
-use super::{View, between_bars, overlay_block};
+use super::{View, between_bars, list_overlay};
 use crate::protocol::AgentSummary;
 use crate::tui::theme::Theme;
 
 pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
-    let theme = view.theme;
-    let rect = between_bars(area);
     let agents = &view.state.info.agents;
-    let block = Block::bordered()
-        .title(Line::from(format!(
-            " Subagent profiles · {} ",
-            agents.len()
-        )))
-        .title_bottom(
-            Line::from(Span::styled(
-                " Esc close · ↑↓ PgUp PgDn scroll ",
-                theme.dim(),
-            ))
-            .right_aligned(),
-        )
-        .border_style(theme.focus())
-        .title_style(theme.focus());
-    let inner = overlay_block(frame, rect, block);
-    if inner.width == 0 || inner.height == 0 {
-        return;
-    }
-    let lines = lines(agents, theme);
-    let height = inner.height as usize;
-    let first = view.ui.overlay_scroll.clamp(lines.len(), height);
-    let buf = frame.buffer_mut();
-    for (y, line) in lines.into_iter().skip(first).take(height).enumerate() {
-        let line = cut_spans(line.spans, inner.width as usize);
-        buf.set_line(inner.x, inner.y + y as u16, &line, inner.width);
-    }
+    let title = format!(" Subagent profiles · {} ", agents.len());
+    let width = between_bars(area).width.saturating_sub(2) as usize;
+    let lines: Vec<Line<'static>> = lines(agents, view.theme)
+        .into_iter()
+        .map(|line| cut_spans(line.spans, width))
+        .collect();
+    list_overlay(frame, area, title, &lines, view);
 }
 
 /// Each profile: its name and model, then where it came from, its tools and

@@ -6,10 +6,9 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Block;
 
 use super::text::cut_spans;
-use super::{View, between_bars, diff, overlay_block};
+use super::{View, between_bars, diff, list_overlay};
 use crate::event::AgentId;
 use crate::tui::theme::Theme;
 
@@ -37,27 +36,9 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
         0 => " Changes ".to_string(),
         n => format!(" Changes · {} ", crate::text::count(n as u64, "file")),
     };
-    let block = Block::bordered()
-        .title(Line::from(title))
-        .title_bottom(
-            Line::from(Span::styled(
-                " Esc close · ↑↓ PgUp PgDn scroll ",
-                theme.dim(),
-            ))
-            .right_aligned(),
-        )
-        .border_style(theme.focus())
-        .title_style(theme.focus());
-    let inner = overlay_block(frame, rect, block);
-    if inner.width == 0 || inner.height == 0 {
-        return;
-    }
-    let height = inner.height as usize;
-    let first = view.ui.overlay_scroll.clamp(cache.lines.len(), height);
-    let buf = frame.buffer_mut();
-    for (y, line) in cache.lines.iter().skip(first).take(height).enumerate() {
-        buf.set_line(inner.x, inner.y + y as u16, line, inner.width);
-    }
+    let lines = std::mem::take(&mut cache.lines);
+    list_overlay(frame, area, title, &lines, view);
+    view.cache.diffs.lines = lines;
 }
 
 type Files<'a> = [(&'a str, Vec<&'a crate::tui::state::Change>)];

@@ -355,6 +355,39 @@ fn missing(frame: &mut Frame<'_>, rect: Rect, title: String, what: &str, theme: 
         .set_line(inner.x, inner.y, &line, inner.width);
 }
 
+/// A scrolling list overlay between the title and status bars (`/diff`,
+/// `/agents`): `title` in its border, `lines` from the overlay's scroll.
+fn list_overlay(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    title: String,
+    lines: &[Line<'static>],
+    view: &mut View<'_>,
+) {
+    let theme = view.theme;
+    let block = Block::bordered()
+        .title(Line::from(title))
+        .title_bottom(
+            Line::from(ratatui::text::Span::styled(
+                " Esc close · ↑↓ PgUp PgDn scroll ",
+                theme.dim(),
+            ))
+            .right_aligned(),
+        )
+        .border_style(theme.focus())
+        .title_style(theme.focus());
+    let inner = overlay_block(frame, between_bars(area), block);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let height = inner.height as usize;
+    let first = view.ui.overlay_scroll.clamp(lines.len(), height);
+    let buf = frame.buffer_mut();
+    for (y, line) in lines.iter().skip(first).take(height).enumerate() {
+        buf.set_line(inner.x, inner.y + y as u16, line, inner.width);
+    }
+}
+
 /// Clears `area` and draws a bordered overlay block in it; returns the inside.
 fn overlay_block(frame: &mut Frame<'_>, area: Rect, block: Block<'_>) -> Rect {
     frame.render_widget(Clear, area);
