@@ -33,6 +33,12 @@ fn copy_reaches_the_clipboard_f2_frees_the_mouse_and_export_writes_markdown() {
     tmux.wait_for("copied the last answer", Duration::from_secs(5));
     assert_eq!(tmux.tmux(&["show-buffer"]), "The answer is **42**.");
 
+    // A selected message: Tab to the conversation, ↑ the answer, ↑ the prompt.
+    tmux.keys(&["Tab", "Up", "Up", "y"]);
+    tmux.wait_for("copied the prompt", Duration::from_secs(5));
+    assert_eq!(tmux.tmux(&["show-buffer"]), "what is it?");
+    tmux.keys(&["i"]);
+
     tmux.keys(&["F2"]);
     tmux.wait_for("mouse: the terminal's", Duration::from_secs(5));
     assert_eq!(mouse().trim(), "0", "the terminal has the mouse");

@@ -81,7 +81,7 @@ pub enum Command {
     /// ↑/↓ in the conversation: the previous / next tool cell.
     SelectPrevious,
     SelectNext,
-    /// Enter: the selected tool cell whole, and back.
+    /// Enter: the selected tool cell whole, and back (a message opens in the viewer).
     ExpandCell,
     /// `o`: the selected tool cell's output in the viewer.
     OpenOutput,
@@ -90,7 +90,7 @@ pub enum Command {
     NextMatch,
     PreviousMatch,
     ToggleThinking,
-    /// `y`: copy the selected cell's output (the last answer when none is).
+    /// `y`: copy the selected message or cell output (the last answer when none is).
     Copy,
     /// F2: the mouse to the terminal (select text) or to brood (scroll).
     ToggleMouse,
@@ -293,11 +293,11 @@ pub const BINDINGS: &[Binding] = &[
     row(P::Composer, &[ch('?')], "?", "this help (when nothing is typed)", None, C::Help),
     row(P::Composer, &[key(K::PageUp)], "PgUp PgDn", "scroll the conversation", None, C::PageUp),
     row(P::Composer, &[key(K::PageDown)], "", "", None, C::PageDown),
-    row(P::Conversation, UP, "↑↓", "select the previous / next tool cell (the view follows; past the ends, scroll)", Some(("↑↓", "select")), C::SelectPrevious),
+    row(P::Conversation, UP, "↑↓", "select the previous / next tool cell or message (the view follows; past the ends, scroll)", Some(("↑↓", "select")), C::SelectPrevious),
     row(P::Conversation, DOWN, "", "", None, C::SelectNext),
-    row(P::Conversation, &[key(K::Enter)], "Enter", "expand / collapse the selected tool cell", Some(("Enter", "expand")), C::ExpandCell),
-    row(P::Conversation, &[ch('o')], "o", "the selected tool cell's whole output (/ searches it)", Some(("o", "output")), C::OpenOutput),
-    row(P::Conversation, &[ch('y')], "y", "copy the selected cell's output, or the last answer (OSC 52)", None, C::Copy),
+    row(P::Conversation, &[key(K::Enter)], "Enter", "expand / collapse the selected tool cell (a message opens whole)", Some(("Enter", "expand")), C::ExpandCell),
+    row(P::Conversation, &[ch('o')], "o", "the selected cell's whole output, or the whole message (/ searches it)", Some(("o", "output")), C::OpenOutput),
+    row(P::Conversation, &[ch('y')], "y", "copy the selected message or cell output, else the last answer (OSC 52)", None, C::Copy),
     row(P::Conversation, &[ch('r')], "r", "show / fold the model's reasoning (thinking)", None, C::ToggleThinking),
     row(P::Subagents, &[key(K::Enter)], "Enter", "open the selected child's transcript", Some(("Enter", "open child")), C::OpenChild),
     row(P::Subagents, &[ch('x')], "x", "stop the selected child; the others go on", Some(("x", "stop")), C::StopChild),

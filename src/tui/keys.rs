@@ -634,25 +634,20 @@ fn run_command(command: SlashCommand, args: &str, state: &State, ui: &mut Ui) ->
 /// `y`: what the viewer shows, else the selected cell's output, else the
 /// last answer.
 fn copy(state: &State, ui: &mut Ui) -> Vec<Action> {
-    let output = |index: usize| match state.entries.get(index).map(|e| &e.kind) {
-        Some(super::state::EntryKind::Tool(cell)) => Some((
-            format!("the output of {}", cell.name),
-            cell.output.to_string(),
-        )),
-        _ => None,
+    let index = match ui.overlay {
+        Some(Overlay::Output(index)) => Some(index),
+        _ => selection::selected_entry(state, ui),
     };
-    let shown = match ui.overlay {
-        Some(Overlay::Output(index)) => output(index),
-        _ => ui
-            .selected
-            .as_deref()
-            .and_then(|id| state.entry_of_call(id))
-            .and_then(output),
-    };
+    let shown = index
+        .and_then(|i| state.entries.get(i))
+        .and_then(|entry| super::viewer::shown(&entry.kind))
+        .map(|shown| (shown.describe(), shown.text.to_string()));
     match shown.or_else(|| last_answer(state).map(|text| ("the last answer".into(), text))) {
         Some((what, text)) => vec![Action::Copy { what, text }],
         None => {
-            ui.say("nothing to copy yet: select a tool cell (↑↓) or wait for an answer".into());
+            ui.say(
+                "nothing to copy yet: select a cell or message (↑↓) or wait for an answer".into(),
+            );
             Vec::new()
         }
     }

@@ -171,3 +171,31 @@ fn y_copies_the_selected_cell_s_output_or_the_last_answer() {
         }]
     );
 }
+
+#[test]
+fn y_copies_an_earlier_answer_or_prompt_once_selected() {
+    let state = session(&["the first answer", "the second answer"]);
+    let mut ui = Ui::new();
+    ui.focus = crate::tui::ui::Focus::Conversation;
+    let y = || press(KeyCode::Char('y'));
+    let up = |ui: &mut Ui| handle(&press(KeyCode::Up), &state, ui, Instant::now());
+    // ↑ ↑ ↑: the second answer, its prompt, the first answer.
+    for _ in 0..3 {
+        up(&mut ui);
+    }
+    assert_eq!(
+        handle(&y(), &state, &mut ui, Instant::now()),
+        [Action::Copy {
+            what: "the answer".into(),
+            text: "the first answer".into()
+        }]
+    );
+    up(&mut ui);
+    assert_eq!(
+        handle(&y(), &state, &mut ui, Instant::now()),
+        [Action::Copy {
+            what: "the prompt".into(),
+            text: "q".into()
+        }]
+    );
+}

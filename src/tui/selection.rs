@@ -1,65 +1,96 @@
-//! The conversation's selected tool cell and what the keys do with it: ↑/↓
-//! select the previous or next one (the view follows), Enter expands only
-//! it, `o` opens its whole output in the viewer, where `/` searches.
+//! The conversation's selection and what the keys do with it: ↑/↓ select
+//! the previous or next tool cell or message (the view follows), Enter
+//! expands only the selected cell, `o` opens its whole output (or the whole
+//! message) in the viewer, where `/` searches, and `y` copies it.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::state::{EntryKind, State};
-use super::ui::{Direction, Overlay, Ui};
+use super::ui::{Direction, Overlay, Selected, Ui};
 use super::viewer::{self, Find};
 
-/// The parent's tool cells, in order: their entry index and call id.
-fn tool_cells(state: &State) -> impl DoubleEndedIterator<Item = (usize, &str)> {
+/// What ↑/↓ stop at, in order: the parent's tool cells, its answers and the
+/// user's prompts.
+fn selectable(state: &State) -> impl DoubleEndedIterator<Item = Selected> + '_ {
     state
         .entries
         .iter()
         .enumerate()
         .filter_map(|(i, e)| match &e.kind {
-            EntryKind::Tool(cell) => Some((i, cell.call_id.as_str())),
-            EntryKind::User(_)
-            | EntryKind::Assistant { .. }
+            EntryKind::Tool(cell) => Some(Selected::Call(cell.call_id.clone())),
+            EntryKind::Assistant { text, .. } if !text.trim().is_empty() => {
+                Some(Selected::Message(i))
+            }
+            EntryKind::User(_) => Some(Selected::Message(i)),
+            EntryKind::Assistant { .. }
             | EntryKind::Task(_)
             | EntryKind::Thinking { .. }
             | EntryKind::Notice { .. } => None,
         })
 }
 
-/// The selected cell's entry index, if it is still a tool cell.
-fn selected(state: &State, ui: &Ui) -> Option<usize> {
-    let id = ui.selected.as_deref()?;
-    let index = state.entry_of_call(id)?;
-    matches!(state.entries.get(index)?.kind, EntryKind::Tool(_)).then_some(index)
+/// The entry index of what is selected, if it is still there.
+pub fn selected_entry(state: &State, ui: &Ui) -> Option<usize> {
+    match ui.selected.as_ref()? {
+        Selected::Call(id) => state.entry_of_call(id),
+        Selected::Message(i) => match state.entries.get(*i)?.kind {
+            EntryKind::User(_) | EntryKind::Assistant { .. } => Some(*i),
+            EntryKind::Tool(_)
+            | EntryKind::Task(_)
+            | EntryKind::Thinking { .. }
+            | EntryKind::Notice { .. } => None,
+        },
+    }
 }
 
-/// The selected cell, else the latest one (which becomes selected).
+/// Whether entry `index` is the selected one.
+pub fn is_selected(index: usize, kind: &EntryKind, ui: &Ui) -> bool {
+    match (ui.selected.as_ref(), kind) {
+        (Some(Selected::Call(id)), EntryKind::Tool(cell)) => cell.call_id == *id,
+        (Some(Selected::Message(i)), EntryKind::Assistant { .. } | EntryKind::User(_)) => {
+            *i == index
+        }
+        (Some(_) | None, _) => false,
+    }
+}
+
+/// The selected entry, else the latest tool cell (which becomes selected).
 fn selected_or_latest(state: &State, ui: &mut Ui) -> Option<usize> {
-    if let Some(index) = selected(state, ui) {
+    if let Some(index) = selected_entry(state, ui) {
         return Some(index);
     }
-    let (index, id) = tool_cells(state).next_back()?;
-    ui.selected = Some(id.to_string());
+    let (index, id) = state
+        .entries
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, e)| match &e.kind {
+            EntryKind::Tool(cell) => Some((i, cell.call_id.clone())),
+            _ => None,
+        })?;
+    ui.selected = Some(Selected::Call(id));
     ui.reveal_selected = true;
     Some(index)
 }
 
-/// ↑/↓ in the conversation: the previous or next tool cell; the first ↑
-/// takes the latest. Past either end (or with no cell to select) the keys
-/// scroll a line, as in the other panes.
+/// ↑/↓ in the conversation: the previous or next tool cell or message; the
+/// first ↑ takes the latest. Past either end (or with nothing to select)
+/// the keys scroll a line, as in the other panes.
 pub fn select(state: &State, ui: &mut Ui, direction: Direction) {
-    let cells: Vec<(usize, &str)> = tool_cells(state).collect();
+    let stops: Vec<Selected> = selectable(state).collect();
     let current = ui
         .selected
-        .as_deref()
-        .and_then(|id| cells.iter().position(|(_, c)| *c == id));
+        .as_ref()
+        .and_then(|s| stops.iter().position(|stop| stop == s));
     let next = match (direction, current) {
-        (Direction::Backward, None) => cells.len().checked_sub(1),
+        (Direction::Backward, None) => stops.len().checked_sub(1),
         (Direction::Backward, Some(i)) => i.checked_sub(1),
         (Direction::Forward, None) => None,
-        (Direction::Forward, Some(i)) => Some(i + 1).filter(|n| *n < cells.len()),
+        (Direction::Forward, Some(i)) => Some(i + 1).filter(|n| *n < stops.len()),
     };
-    match next.and_then(|n| cells.get(n)) {
-        Some((_, id)) => {
-            ui.selected = Some(id.to_string());
+    match next.and_then(|n| stops.get(n)) {
+        Some(stop) => {
+            ui.selected = Some(stop.clone());
             ui.reveal_selected = true;
         }
         None => match direction {
@@ -69,27 +100,36 @@ pub fn select(state: &State, ui: &mut Ui, direction: Direction) {
     }
 }
 
-/// Enter in the conversation: expands the selected cell, or collapses it;
-/// the others stay as they are.
+/// Enter in the conversation: expands the selected tool cell, or collapses
+/// it, the others staying as they are; a selected message, always shown
+/// whole, opens in the viewer instead.
 pub fn toggle_expanded(state: &State, ui: &mut Ui) {
-    if selected_or_latest(state, ui).is_none() {
+    let Some(index) = selected_or_latest(state, ui) else {
         return;
-    }
-    if let Some(id) = ui.selected.clone()
-        && !ui.expanded.remove(&id)
-    {
-        ui.expanded.insert(id);
-        ui.reveal_selected = true;
+    };
+    match ui.selected.clone() {
+        // The guard collapses an expanded cell; only a collapsed one gets here.
+        Some(Selected::Call(id)) if !ui.expanded.remove(&id) => {
+            ui.expanded.insert(id);
+            ui.reveal_selected = true;
+        }
+        Some(Selected::Message(_)) => open(index, ui),
+        Some(Selected::Call(_)) | None => {}
     }
 }
 
-/// `o` in the conversation: the selected cell's whole output in the viewer.
+/// `o` in the conversation: the selected cell's whole output (or the
+/// selected message) in the viewer.
 pub fn open_output(state: &State, ui: &mut Ui) {
     if let Some(index) = selected_or_latest(state, ui) {
-        ui.overlay = Some(Overlay::Output(index));
-        ui.overlay_scroll.to_top();
-        ui.find = None;
+        open(index, ui);
     }
+}
+
+fn open(index: usize, ui: &mut Ui) {
+    ui.overlay = Some(Overlay::Output(index));
+    ui.overlay_scroll.to_top();
+    ui.find = None;
 }
 
 /// `/` in the viewer: a new query is typed.
@@ -121,9 +161,12 @@ pub fn typing(ui: &Ui) -> bool {
 /// match, Esc leaves the search, Backspace and characters edit the query.
 pub fn find_key(key: &KeyEvent, state: &State, ui: &mut Ui) {
     let output = match ui.overlay {
-        Some(Overlay::Output(index)) => match state.entries.get(index).map(|e| &e.kind) {
-            Some(EntryKind::Tool(cell)) => cell.output.clone(),
-            _ => return,
+        Some(Overlay::Output(index)) => match state.entries.get(index) {
+            Some(entry) => match viewer::shown(&entry.kind) {
+                Some(shown) => shown.text.to_string(),
+                None => return,
+            },
+            None => return,
         },
         _ => return,
     };

@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::event::{AgentId, Event, EventKind};
 use crate::tui::keys::{Action, handle};
 use crate::tui::state::State;
-use crate::tui::ui::{Focus, Overlay, Ui};
+use crate::tui::ui::{Focus, Overlay, Selected, Ui};
 
 /// A turn with an answer between three tool calls: grep, bash, read_file.
 fn three_calls() -> State {
@@ -45,6 +45,10 @@ fn three_calls() -> State {
     state
 }
 
+fn call(id: &str) -> Option<Selected> {
+    Some(Selected::Call(id.into()))
+}
+
 fn press(code: KeyCode, state: &State, ui: &mut Ui) -> Vec<Action> {
     let key = InputEvent::Key(KeyEvent::new(code, KeyModifiers::NONE));
     handle(&key, state, ui, Instant::now())
@@ -61,9 +65,9 @@ fn enter_expands_only_the_selected_cell_and_collapses_it_again() {
     let state = three_calls();
     let mut ui = conversation();
     press(KeyCode::Up, &state, &mut ui);
-    assert_eq!(ui.selected.as_deref(), Some("r1"), "↑ takes the latest");
+    assert_eq!(ui.selected, call("r1"), "↑ takes the latest");
     press(KeyCode::Char('k'), &state, &mut ui);
-    assert_eq!(ui.selected.as_deref(), Some("b1"));
+    assert_eq!(ui.selected, call("b1"));
     assert!(ui.reveal_selected, "the view follows the selection");
     press(KeyCode::Enter, &state, &mut ui);
     assert_eq!(ui.expanded.iter().collect::<Vec<_>>(), ["b1"]);
@@ -81,12 +85,12 @@ fn enter_with_nothing_selected_expands_the_latest_cell_alone() {
     let state = three_calls();
     let mut ui = conversation();
     press(KeyCode::Enter, &state, &mut ui);
-    assert_eq!(ui.selected.as_deref(), Some("r1"));
+    assert_eq!(ui.selected, call("r1"));
     assert_eq!(ui.expanded.iter().collect::<Vec<_>>(), ["r1"]);
 }
 
 #[test]
-fn past_the_first_or_last_cell_the_arrows_scroll() {
+fn past_the_first_or_last_stop_the_arrows_scroll() {
     let state = three_calls();
     let mut ui = conversation();
     // Nothing selected: ↓ scrolls (the pane follows the bottom, so it stays).
@@ -95,12 +99,14 @@ fn past_the_first_or_last_cell_the_arrows_scroll() {
     for _ in 0..3 {
         press(KeyCode::Up, &state, &mut ui);
     }
-    assert_eq!(ui.selected.as_deref(), Some("g1"));
+    assert_eq!(ui.selected, call("g1"));
+    press(KeyCode::Up, &state, &mut ui);
+    assert_eq!(ui.selected, Some(Selected::Message(0)), "then the prompt");
     assert!(ui.conversation.following());
     press(KeyCode::Up, &state, &mut ui);
     assert_eq!(
-        ui.selected.as_deref(),
-        Some("g1"),
+        ui.selected,
+        Some(Selected::Message(0)),
         "the first stays selected"
     );
     assert!(!ui.conversation.following(), "and the pane scrolled up");
@@ -151,4 +157,38 @@ fn slash_diff_opens_the_changes() {
     assert_eq!(ui.overlay, Some(Overlay::Diffs));
     press(KeyCode::Char('q'), &state, &mut ui);
     assert_eq!(ui.overlay, None);
+}
+
+#[test]
+fn a_selected_message_opens_whole_in_the_viewer_and_is_searched_there() {
+    let mut state = three_calls();
+    state.apply(&Event {
+        seq: 100,
+        t_ms: 1000,
+        agent: AgentId::Main,
+        kind: EventKind::AssistantMessage {
+            text: "Found it.\nThe bug is in b.rs.".into(),
+            tool_calls: 0,
+            usage: Default::default(),
+            stop_reason: "end_turn".into(),
+        },
+    });
+    let mut ui = conversation();
+    press(KeyCode::Up, &state, &mut ui);
+    let answer = state.entries.len() - 1;
+    assert_eq!(
+        ui.selected,
+        Some(Selected::Message(answer)),
+        "↑ takes the answer"
+    );
+    press(KeyCode::Enter, &state, &mut ui);
+    assert!(ui.expanded.is_empty(), "a message has nothing to expand");
+    assert_eq!(ui.overlay, Some(Overlay::Output(answer)));
+    press(KeyCode::Char('/'), &state, &mut ui);
+    for c in "b.rs".chars() {
+        press(KeyCode::Char(c), &state, &mut ui);
+    }
+    press(KeyCode::Enter, &state, &mut ui);
+    let find = ui.find.as_ref().map(|f| (f.matches.len(), f.current));
+    assert_eq!(find, Some((1, Some(0))), "the answer's text is searched");
 }

@@ -166,6 +166,15 @@ pub struct ReplayBar {
     pub rewound: Option<String>,
 }
 
+/// A selection in the conversation. Tool cells are known by call id, which
+/// a rebuilt state keeps; messages by entry index, which stays because
+/// entries are only ever appended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selected {
+    Call(String),
+    Message(usize),
+}
+
 /// The keyboard side of the workbench.
 pub struct Ui {
     pub focus: Focus,
@@ -182,9 +191,9 @@ pub struct Ui {
     pub overlay_scroll: Scroll,
     /// Tool cells shown whole; the others show their first lines.
     pub expanded: HashSet<String>,
-    /// The conversation's selected tool cell, by call id: Enter expands it,
-    /// `o` opens its output.
-    pub selected: Option<String>,
+    /// What is selected in the conversation: Enter expands a tool cell, `o`
+    /// opens it (or a message) in the viewer, `y` copies it.
+    pub selected: Option<Selected>,
     /// The conversation scrolls to the selected cell at the next frame.
     pub reveal_selected: bool,
     /// The search in the output viewer (`/`).

@@ -1,7 +1,9 @@
-//! The output viewer's text and its search: a tool cell's whole output as
-//! the viewer shows it (what a terminal would obey made visible), and where
+//! The output viewer's text and its search: a tool cell's whole output (or
+//! a message's whole text) as the viewer shows it (what a terminal would obey made visible), and where
 //! a query is found in it. The keys (`selection.rs`) and the view
 //! (`view/viewer.rs`) both read these, so a match is where it is drawn.
+
+use super::state::EntryKind;
 
 /// A search of the viewer's text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,6 +24,64 @@ pub struct Match {
     pub line: usize,
     pub start: usize,
     pub end: usize,
+}
+
+/// What the viewer shows of an entry, and what `y` copies: a tool cell's
+/// output, or a message's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shown<'a> {
+    /// The title's first word: the tool, `brood` or `you`.
+    pub name: &'a str,
+    /// The rest of the title: the call in one line, or what the text is.
+    pub label: &'a str,
+    pub text: &'a str,
+    /// What `y` says it copied.
+    pub what: What,
+}
+
+/// The kind of text shown, for the note after a copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum What {
+    Output,
+    Answer,
+    Prompt,
+}
+
+impl Shown<'_> {
+    /// `the output of bash`, `the answer`, `the prompt`.
+    pub fn describe(&self) -> String {
+        match self.what {
+            What::Output => format!("the output of {}", self.name),
+            What::Answer => "the answer".into(),
+            What::Prompt => "the prompt".into(),
+        }
+    }
+}
+
+/// The viewer's text of an entry: tool cells and messages have one; task
+/// cells (their child has a transcript), reasoning and notices do not.
+pub fn shown(kind: &EntryKind) -> Option<Shown<'_>> {
+    match kind {
+        EntryKind::Tool(cell) => Some(Shown {
+            name: &cell.name,
+            label: &cell.label,
+            text: &cell.output,
+            what: What::Output,
+        }),
+        EntryKind::Assistant { text, .. } => Some(Shown {
+            name: "brood",
+            label: "answer",
+            text,
+            what: What::Answer,
+        }),
+        EntryKind::User(text) => Some(Shown {
+            name: "you",
+            label: "prompt",
+            text,
+            what: What::Prompt,
+        }),
+        EntryKind::Task(_) | EntryKind::Thinking { .. } | EntryKind::Notice { .. } => None,
+    }
 }
 
 /// Columns a tab takes in the viewer.

@@ -156,7 +156,7 @@ fn user(t: &str, cx: &CellContext<'_>) -> Vec<Line<'static>> {
         cx.theme.text(),
     );
     let label = vec![
-        Span::styled(USER_LABEL, cx.theme.user()),
+        Span::styled(USER_LABEL, label_style(cx.theme.user(), cx)),
         Span::raw(&USER_INDENT[USER_LABEL.len()..]),
     ];
     let mut rows = Vec::with_capacity(body.len() + 1);
@@ -178,10 +178,18 @@ fn assistant(t: &str, streaming: bool, cx: &CellContext<'_>) -> Vec<Line<'static
         }
     }
     let label = vec![
-        Span::styled(AGENT_LABEL, cx.theme.agent()),
+        Span::styled(AGENT_LABEL, label_style(cx.theme.agent(), cx)),
         Span::raw(&AGENT_INDENT[AGENT_LABEL.len()..]),
     ];
     indent(body, label, AGENT_INDENT)
+}
+
+/// A message's label: reversed while the message is selected.
+fn label_style(style: ratatui::style::Style, cx: &CellContext<'_>) -> ratatui::style::Style {
+    match cx.selected {
+        true => cx.theme.selected(),
+        false => style,
+    }
 }
 
 /// The status glyph of a call, and its style.

@@ -18,6 +18,7 @@ use super::cells::{self, CellContext};
 use super::heights::Heights;
 use super::text::{cut_spans, spinner};
 use super::{has_focus, padded_block};
+use crate::tui::selection;
 use crate::tui::state::Entry;
 use crate::tui::theme::Theme;
 use crate::tui::ui::{Focus, Ui};
@@ -95,9 +96,7 @@ impl ConversationCache {
     /// Records the exact height.
     fn rows(&mut self, i: usize, entry: &Entry, env: &Env<'_>) -> &[Line<'static>] {
         let expanded = is_expanded(entry, env.ui);
-        let selected = env.focused
-            && env.ui.selected.as_deref().is_some()
-            && cells::call_id(&entry.kind) == env.ui.selected.as_deref();
+        let selected = env.focused && selection::is_selected(i, &entry.kind, env.ui);
         let live = cells::is_live(&entry.kind);
         let fresh = self.lines.get(&i).is_some_and(|c| {
             c.rev == entry.rev
@@ -204,10 +203,7 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, view: &mut View<'_>) {
         }
     }
     if std::mem::take(&mut ui.reveal_selected)
-        && let Some(i) = ui
-            .selected
-            .as_deref()
-            .and_then(|id| state.entry_of_call(id))
+        && let Some(i) = selection::selected_entry(state, ui)
         && let Some(entry) = state.entries.get(i)
     {
         let env = Env {

@@ -1,4 +1,5 @@
-//! The output viewer: a tool cell's whole output over the screen, its lines
+//! The output viewer: a tool cell's whole output (or a whole message) over
+//! the screen, its lines
 //! numbered and wrapped where they are too long (as `less` does), with the
 //! search's matches highlighted and the current one reversed. The wrapped
 //! rows are kept per (entry, revision, width); a frame draws only the rows
@@ -13,9 +14,8 @@ use unicode_width::UnicodeWidthChar;
 
 use super::text::{cut, cut_spans, width};
 use super::{View, between_bars, missing, overlay_block};
-use crate::tui::state::{EntryKind, ToolCell};
 use crate::tui::theme::Theme;
-use crate::tui::viewer::{Find, Match, lines};
+use crate::tui::viewer::{Find, Match, Shown, lines, shown};
 
 /// The viewer's lines and wrapped rows, and what they were made from.
 #[derive(Default)]
@@ -30,19 +30,16 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, index: usize, view: &mut
     let theme = view.theme;
     let rect = between_bars(area);
     let entry = view.state.entries.get(index);
-    let Some((rev, cell)) = entry.and_then(|e| match &e.kind {
-        EntryKind::Tool(cell) => Some((e.rev, cell)),
-        _ => None,
-    }) else {
+    let Some((rev, shown)) = entry.and_then(|e| Some((e.rev, shown(&e.kind)?))) else {
         let what = "this call is not in the session";
         missing(frame, rect, " output ".into(), what, theme);
         return;
     };
     let cache = &mut view.cache.viewer;
     let outer = rect.width.saturating_sub(2) as usize;
-    let gutter = cache_rows(cache, index, rev, cell, outer);
+    let gutter = cache_rows(cache, index, rev, shown.text, outer);
     let block = Block::bordered()
-        .title(title(cell, cache.lines.len(), outer, theme))
+        .title(title(&shown, cache.lines.len(), outer, theme))
         .title_bottom(prompt(view.ui.find.as_ref(), theme))
         .title_bottom(
             Line::from(Span::styled(
@@ -91,16 +88,10 @@ pub(super) fn render(frame: &mut Frame<'_>, area: Rect, index: usize, view: &mut
 
 /// Lays the output out again when the cell, its revision or the width
 /// changed. Returns the gutter's width.
-fn cache_rows(
-    cache: &mut ViewerCache,
-    index: usize,
-    rev: u64,
-    cell: &ToolCell,
-    outer: usize,
-) -> usize {
+fn cache_rows(cache: &mut ViewerCache, index: usize, rev: u64, text: &str, outer: usize) -> usize {
     let key = (index, rev, outer);
     if cache.key != Some(key) {
-        cache.lines = lines(&cell.output);
+        cache.lines = lines(text);
         cache.key = Some(key);
         let gutter = gutter(cache.lines.len());
         cache.rows = wrap_rows(&cache.lines, outer.saturating_sub(gutter).max(1));
@@ -185,12 +176,12 @@ fn highlighted(
 }
 
 /// ` bash cargo test · 120 lines `
-fn title(cell: &ToolCell, lines: usize, columns: usize, theme: &Theme) -> Line<'static> {
+fn title(shown: &Shown<'_>, lines: usize, columns: usize, theme: &Theme) -> Line<'static> {
     let count = format!(" · {} ", crate::text::count(lines as u64, "line"));
-    let room = columns.saturating_sub(width(&cell.name) + width(&count) + 3);
+    let room = columns.saturating_sub(width(shown.name) + width(&count) + 3);
     Line::from(vec![
-        Span::styled(format!(" {} ", cell.name), theme.bold()),
-        Span::raw(cut(&cell.label, room)),
+        Span::styled(format!(" {} ", shown.name), theme.bold()),
+        Span::raw(cut(shown.label, room)),
         Span::styled(count, theme.dim()),
     ])
 }

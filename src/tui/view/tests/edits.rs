@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::fixtures::*;
 use crate::tui::state::State;
-use crate::tui::ui::{Focus, Overlay, Ui};
+use crate::tui::ui::{Focus, Overlay, Selected, Ui};
 
 const CART: &str = "pub fn total(items: &[Item]) -> u32 {\n    let mut sum = 0;\n    for item in items {\n        sum += item.price;\n    }\n    sum\n}\n";
 
@@ -106,11 +106,6 @@ fn edits() -> State {
     s.state(3_000)
 }
 
-fn style_at(buf: &Buffer, needle: &str) -> (Color, Modifier) {
-    let (x, y) = find(buf, needle).unwrap_or_else(|| panic!("{needle:?} not on screen"));
-    (buf[(x, y)].fg, buf[(x, y)].modifier)
-}
-
 fn no_colour_anywhere(buf: &Buffer) {
     for cell in &buf.content {
         assert_eq!(cell.fg, Color::Reset, "{:?} in colour", cell.symbol());
@@ -122,7 +117,7 @@ fn an_edit_cell_is_one_line_of_its_counts_until_expanded() {
     let state = edits();
     let mut ui = Ui::new();
     ui.focus = Focus::Conversation;
-    ui.selected = Some("e1".into());
+    ui.selected = Some(Selected::Call("e1".into()));
     let buf = draw(&state, &mut ui, 110, 24, &color());
     assert_snapshot!("edit_cells_collapsed", text(&buf));
     assert!(find(&buf, "✓ edit_file src/cart.rs  +2 −1").is_some());
@@ -141,7 +136,7 @@ fn an_expanded_edit_cell_shows_its_hunk_numbered_as_in_the_file() {
     let state = edits();
     let mut ui = Ui::new();
     ui.focus = Focus::Conversation;
-    ui.selected = Some("e1".into());
+    ui.selected = Some(Selected::Call("e1".into()));
     ui.expanded.insert("e1".into());
     ui.expanded.insert("e2".into());
     let buf = draw(&state, &mut ui, 110, 40, &color());

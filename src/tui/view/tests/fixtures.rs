@@ -365,3 +365,9 @@ pub(super) fn find(buffer: &Buffer, needle: &str) -> Option<(u16, u16)> {
     }
     None
 }
+
+/// The colour and modifiers of the first cell of `needle` on screen.
+pub(super) fn style_at(buf: &Buffer, needle: &str) -> (Color, ratatui::style::Modifier) {
+    let (x, y) = find(buf, needle).unwrap_or_else(|| panic!("{needle:?} not on screen"));
+    (buf[(x, y)].fg, buf[(x, y)].modifier)
+}

@@ -10,6 +10,7 @@ mod fixtures;
 mod layout;
 mod recorded;
 mod scenes;
+mod selection;
 mod status;
 
 use insta::assert_snapshot;
