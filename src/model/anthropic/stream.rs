@@ -332,6 +332,17 @@ impl StreamParser {
                 start.index
             ))));
         }
+        // Blocks stream one after another in index order; the message keeps
+        // index order, so one started out of order would reorder text the
+        // user saw.
+        if let Some((&last, _)) = self.blocks.last_key_value()
+            && last > start.index
+        {
+            return Err(AttemptFailure::fatal(ModelError::Stream(format!(
+                "the API started content block {} after block {last}",
+                start.index
+            ))));
+        }
         let field = |name: &str| {
             start
                 .content_block
@@ -387,6 +398,17 @@ impl StreamParser {
         delta: BlockDelta,
         sink: &mut dyn StreamSink,
     ) -> Result<(), AttemptFailure> {
+        // Deltas go to the block started last: one for an earlier block
+        // would put its text before text the user already saw.
+        match self.blocks.last_key_value() {
+            Some((&last, _)) if last != delta.index && self.blocks.contains_key(&delta.index) => {
+                return Err(AttemptFailure::fatal(ModelError::Stream(format!(
+                    "the API sent a delta for content block {} after block {last} started",
+                    delta.index
+                ))));
+            }
+            Some(_) | None => {}
+        }
         let Some((block, _)) = self.blocks.get_mut(&delta.index) else {
             return Err(unknown_block("content_block_delta", delta.index));
         };

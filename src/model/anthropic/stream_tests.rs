@@ -509,3 +509,43 @@ fn a_block_started_twice_is_a_stream_error_not_lost_text() {
         failure.error
     );
 }
+
+/// Found by fuzzing (fuzz/corpus/sse_anthropic keeps the input): text
+/// blocks started out of index order, or deltas sent back to an earlier
+/// block, made an answer whose text was in another order than the user saw
+/// it stream. The API streams one block at a time, in order: anything else
+/// is a malformed stream, said as such.
+#[test]
+fn blocks_out_of_order_or_interleaved_are_a_stream_error_not_reordered_text() {
+    for (events, said) in [
+        (
+            vec![
+                message_start(usage(5, 1)),
+                text_start(5),
+                text_delta(5, "Hello"),
+                text_start(0),
+                text_delta(0, " world"),
+            ],
+            "started content block 0 after block 5",
+        ),
+        (
+            vec![
+                message_start(usage(5, 1)),
+                text_start(0),
+                text_delta(0, "Hello"),
+                text_start(1),
+                text_delta(1, " world"),
+                text_delta(0, "!"),
+            ],
+            "sent a delta for content block 0 after block 1 started",
+        ),
+    ] {
+        let failure = fail(&events);
+        assert_eq!(failure.retry, RetryHint::Never);
+        assert!(
+            failure.error.to_string().contains(said),
+            "{}",
+            failure.error
+        );
+    }
+}
