@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
 # Builds each target's seed corpus in fuzz/corpus/TARGET from the project's
-# own test data: the SSE recordings, Claude Code samples, a brood trace made
-# by the scripted model, the policy's command tables, Markdown from the
-# README. Re-runnable; it only adds files (named by their content's hash).
+# own test data: the SSE recordings, Claude Code, Codex and MyCodeAgent
+# samples, a brood trace made by the scripted model, the policy's command
+# tables, Markdown from the README. Re-runnable; it only adds files (named
+# by their content's hash).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 C=fuzz/corpus
 mkdir -p "$C"/{sse_anthropic,sse_openai,trace_reader,classify_command,markdown,import_claude}
+mkdir -p "$C"/{import_codex,import_mycodeagent}
 
 seed() {
   local target=$1; shift
   local name
   name=$(printf '%s' "$*" | sha1sum | cut -c1-16)
   printf '%s' "$*" >"$C/$target/$name"
+}
+# Two files as one input: the first, NUL, the second.
+pair_seed() {
+  local target=$1 first=$2 second=$3
+  local name
+  name=$({ cat "$first"; printf '\0'; cat "$second"; } | sha1sum | cut -c1-16)
+  { cat "$first"; printf '\0'; cat "$second"; } >"$C/$target/$name"
 }
 file_seed() {
   local target=$1 file=$2 prefix=${3:-}
@@ -31,6 +40,25 @@ for f in $(find tests/data/import/claude -maxdepth 2 -name '*.jsonl' ! -name 'ag
   name=$({ cat "$f"; printf '\0'; cat "$agent"; } | sha1sum | cut -c1-16)
   { cat "$f"; printf '\0'; cat "$agent"; } >"$C/import_claude/$name"
 done
+
+# Codex rollouts: the session, NUL, a sub-agent's rollout (the first child
+# of the session that spawns two, or no child).
+codex=tests/data/import/codex/sessions/2026/02
+for f in $(find tests/data/import/codex -name 'rollout-*.jsonl'); do
+  pair_seed import_codex "$f" "$codex/11/rollout-2026-02-11T23-50-30-019c4d11-0b2c-7d3e-9f40-5a6b7c8d9e01.jsonl"
+  pair_seed import_codex "$f" /dev/null
+done
+pair_seed import_codex "$codex/11/rollout-2026-02-11T23-50-12-019c4d10-2a3b-7e4f-8a1b-3c5d7e9f0a12.jsonl" \
+  "$codex/12/rollout-2026-02-12T00-01-05-019c4d13-6e7f-7a80-b1c2-d3e4f5a6b7c8.jsonl"
+
+# MyCodeAgent: a trace or a transcript, NUL, its child's.
+mca=tests/data/import/mycodeagent
+pair_seed import_mycodeagent "$mca/trace-s-20260103-201533-a3f2.jsonl" "$mca/trace-s-20260103-201536-c1d2.jsonl"
+pair_seed import_mycodeagent "$mca/shop/memory/traces/trace-s-20260714-101500-7a3c.jsonl" \
+  "$mca/shop/memory/traces/trace-s-20260714-101504-b4e1.jsonl"
+pair_seed import_mycodeagent "$mca/shop/memory/transcripts/transcript-s-20260714-101500-7a3c.jsonl" \
+  "$mca/shop/memory/transcripts/transcript-subagent-s-20260714-101504-b4e1.jsonl"
+for f in $(find "$mca" -name '*.jsonl'); do pair_seed import_mycodeagent "$f" /dev/null; done
 
 # A brood trace with two children, made by the scripted model.
 work=$(mktemp -d)
