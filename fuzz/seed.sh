@@ -2,13 +2,14 @@
 # Builds each target's seed corpus in fuzz/corpus/TARGET from the project's
 # own test data: the SSE recordings, Claude Code, Codex and MyCodeAgent
 # samples, a brood trace made by the scripted model, the policy's command
-# tables, Markdown from the README. Re-runnable; it only adds files (named
-# by their content's hash).
+# tables, Markdown from the README, and the tests' own tool inputs and
+# agent files. Re-runnable; it only adds files (named by their content's
+# hash).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 C=fuzz/corpus
 mkdir -p "$C"/{sse_anthropic,sse_openai,trace_reader,classify_command,markdown,import_claude}
-mkdir -p "$C"/{import_codex,import_mycodeagent}
+mkdir -p "$C"/{import_codex,import_mycodeagent,tool_input,agent_file}
 
 seed() {
   local target=$1; shift
@@ -22,6 +23,21 @@ pair_seed() {
   local name
   name=$({ cat "$first"; printf '\0'; cat "$second"; } | sha1sum | cut -c1-16)
   { cat "$first"; printf '\0'; cat "$second"; } >"$C/$target/$name"
+}
+# Text with backslash escapes (`\n`, `\xe9`) written out; with two, the
+# first, NUL, the second.
+escaped_seed() {
+  local target=$1 first=$2 second=${3-}
+  local name
+  name=$({ printf '%b' "$first"; [ $# -lt 3 ] || { printf '\0'; printf '%b' "$second"; }; } | sha1sum | cut -c1-16)
+  { printf '%b' "$first"; [ $# -lt 3 ] || { printf '\0'; printf '%b' "$second"; }; } >"$C/$target/$name"
+}
+# The string literals of Rust files that start with $1 (a grep pattern),
+# one a line, still escaped; `\` line continuations joined.
+rust_strings() {
+  local start=$1; shift
+  for f in "$@"; do sed ':a;/\\$/{N;s/\\\n[[:space:]]*//;ta}' "$f"; done |
+    grep -o "\"$start\\([^\"\\\\]\\|\\\\.\\)*\"" | sed 's/^"//; s/"$//; s/\\"/"/g' || true
 }
 file_seed() {
   local target=$1 file=$2 prefix=${3:-}
@@ -59,6 +75,21 @@ pair_seed import_mycodeagent "$mca/shop/memory/traces/trace-s-20260714-101500-7a
 pair_seed import_mycodeagent "$mca/shop/memory/transcripts/transcript-s-20260714-101500-7a3c.jsonl" \
   "$mca/shop/memory/transcripts/transcript-subagent-s-20260714-101504-b4e1.jsonl"
 for f in $(find "$mca" -name '*.jsonl'); do pair_seed import_mycodeagent "$f" /dev/null; done
+
+# Tool inputs: the registry's and the tools' tests' own, and arguments as
+# models send them (empty, null, encoded twice, cut off).
+grep -ho 'json!(\({[^()]*}\|\[[^()]*\]\))' src/tools/tests/*.rs | sed 's/^json!(//; s/)$//' | sort -u |
+  while IFS= read -r input; do seed tool_input "$input"; done
+for input in '' 'null' '"{\"command\": \"ls\"}"' '{"path": "a.rs", "offset": 3.0, "limit": 1e3}' \
+  '{"pattern": "fn main", "output_mode": "count"' '{"path": "a", "old_text": null, "new_text": ""}'; do
+  seed tool_input "$input"
+done
+
+# Agent files: the tests' Markdown and TOML ones.
+for start in '---\\n' 'name = \\"'; do
+  rust_strings "$start" src/config/agent_files/*.rs tests/cli_agent_files.rs |
+    while IFS= read -r text; do escaped_seed agent_file "$text"; done
+done
 
 # A brood trace with two children, made by the scripted model.
 work=$(mktemp -d)
