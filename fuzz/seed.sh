@@ -2,14 +2,14 @@
 # Builds each target's seed corpus in fuzz/corpus/TARGET from the project's
 # own test data: the SSE recordings, Claude Code, Codex and MyCodeAgent
 # samples, a brood trace made by the scripted model, the policy's command
-# tables, Markdown from the README, and the tests' own tool inputs and
-# agent files. Re-runnable; it only adds files (named by their content's
-# hash).
+# tables, Markdown from the README, and the tests' own tool inputs, agent
+# files and settings. Re-runnable; it only adds files (named by their
+# content's hash).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 C=fuzz/corpus
 mkdir -p "$C"/{sse_anthropic,sse_openai,trace_reader,classify_command,markdown,import_claude}
-mkdir -p "$C"/{import_codex,import_mycodeagent,tool_input,agent_file}
+mkdir -p "$C"/{import_codex,import_mycodeagent,tool_input,agent_file,settings}
 
 seed() {
   local target=$1; shift
@@ -90,6 +90,22 @@ for start in '---\\n' 'name = \\"'; do
   rust_strings "$start" src/config/agent_files/*.rs tests/cli_agent_files.rs |
     while IFS= read -r text; do escaped_seed agent_file "$text"; done
 done
+
+# Settings: the tests' .claude/settings.json files, alone or, after a NUL,
+# with the tests' brood.toml tables.
+settings=(
+  '{"permissions": {"allow": ["Bash(npm run test:*)"], "ask": ["Bash(npm run build)"], "deny": ["Bash(git push:*)"]}}'
+  '{"permissions": {"allow": ["Bash"], "deny": ["Bash(curl:*)"]}}'
+  '{"permissions": {"deny": ["Read(./secrets/**)", "Read(./.env)"]}}'
+  '{"permissions": {"deny": ["Bash(rm:*)"],}'
+  '{"hooks": {"SubagentStop": [{"hooks": [{"type": "command", "command": "exit 2"}]}]}}'
+  '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true", "timeout": 30}]}]}, "model": "opus"}'
+)
+for json in "${settings[@]}"; do seed settings "$json"; done
+rust_strings '\[' src/config/mod.rs tests/cli_hooks.rs tests/cli_permission_rules.rs |
+  while IFS= read -r text; do escaped_seed settings '{}' "$text"; done
+escaped_seed settings "${settings[0]}" '[sandbox]\nmode = "off"\nnetwork = true\nwritable = ["/"]\n
+[permissions]\nallow = ["Bash(cargo test:*)"]\ndeny = ["Bash(git push)", "Edit(./.git/**)"]\n'
 
 # A brood trace with two children, made by the scripted model.
 work=$(mktemp -d)
