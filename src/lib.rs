@@ -15,6 +15,7 @@ pub mod replay;
 pub mod sandbox;
 pub mod session;
 pub mod signals;
+pub mod telemetry;
 pub mod text;
 pub mod tool_cli;
 pub mod tools;
