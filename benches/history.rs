@@ -91,6 +91,7 @@ fn main() {
         resume: None,
         prices: Default::default(),
         compact_at: None,
+        telemetry: None,
     })
     .unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -64,6 +64,12 @@ pub(crate) enum Verb {
     /// (`--print`, `--json`). Reads brood traces, Claude Code session files and
     /// MyCodeAgent traces.
     Replay(ReplayArgs),
+    /// Send a saved session to an OpenTelemetry backend as GenAI spans with
+    /// its recorded times (`--otlp`: OTEL_EXPORTER_OTLP_ENDPOINT or
+    /// `[telemetry]`), or write them as OTLP/JSON (`--otlp-file OUT.json`).
+    /// Reads brood traces, Claude Code sessions with their subagents, Codex
+    /// rollouts and MyCodeAgent traces.
+    Export(ExportArgs),
     /// List saved sessions, newest first: date, duration, first prompt,
     /// children, tokens, how each ended and its file.
     Traces(TracesArgs),
@@ -317,6 +323,29 @@ pub(crate) struct ReplayArgs {
     /// Quit right after the first frame and print the time to it (benchmarks).
     #[arg(long, hide = true)]
     pub(crate) exit_after_first_frame: bool,
+}
+
+#[derive(Args)]
+#[command(group = clap::ArgGroup::new("to").required(true).args(["otlp", "otlp_file"]))]
+pub(crate) struct ExportArgs {
+    /// The session file: a brood trace, a Claude Code session file, a Codex
+    /// rollout or a MyCodeAgent trace.
+    #[arg(
+        value_name = "FILE",
+        required_unless_present = "last",
+        conflicts_with = "last"
+    )]
+    pub(crate) file: Option<PathBuf>,
+    /// Export the newest session saved in brood's data folder.
+    #[arg(long)]
+    pub(crate) last: bool,
+    /// Send the spans to the OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT,
+    /// OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS…).
+    #[arg(long)]
+    pub(crate) otlp: bool,
+    /// Write the spans to OUT as OTLP/JSON instead.
+    #[arg(long, value_name = "OUT")]
+    pub(crate) otlp_file: Option<PathBuf>,
 }
 
 #[derive(Args)]

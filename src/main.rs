@@ -46,6 +46,7 @@ fn main() -> ExitCode {
         Some(Verb::Run(args)) => headless(&args.model, &args.session, &args.prompt.join(" ")),
         Some(Verb::Replay(args)) => replay(&args),
         Some(Verb::Traces(args)) => traces(&args),
+        Some(Verb::Export(args)) => export(&args),
         Some(Verb::Watch(args)) => watch(&args),
         Some(Verb::Agents { cwd, json }) => setup_lists::agents(cwd, json),
         Some(Verb::Mcp { cwd, json }) => setup_lists::mcp(cwd, json),
@@ -188,6 +189,41 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     // The screen starts on the session's first lines while the rest is read.
     let source = brood::replay::open_staged(&path)?;
     play(source, &path, Pace::Recorded, exit)
+}
+
+/// `brood export`: a saved session's spans to the OTLP endpoint, or to an
+/// OTLP/JSON file. Exit 1 when they did not get there.
+fn export(args: &cli::ExportArgs) -> anyhow::Result<ExitCode> {
+    let path = match &args.file {
+        Some(file) => file.clone(),
+        None => brood::replay::newest_trace(&brood::replay::traces_dir()?)?,
+    };
+    let table = brood::config::user_telemetry()?;
+    let settings = brood::telemetry::Settings::from_env(table.as_ref())?;
+    let destination = match &args.otlp_file {
+        Some(out) => brood::telemetry::Destination::File(out.clone()),
+        None => brood::telemetry::Destination::Endpoint,
+    };
+    if destination == brood::telemetry::Destination::Endpoint && !settings.live() {
+        eprintln!(
+            "brood: no OTLP endpoint: set OTEL_EXPORTER_OTLP_ENDPOINT (or [telemetry] endpoint in brood.toml), or write a file with --otlp-file OUT.json"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    match brood::telemetry::export_saved(&path, &destination, &settings) {
+        Ok(spans) => {
+            let to = match &destination {
+                brood::telemetry::Destination::File(out) => format!("written to {}", out.display()),
+                brood::telemetry::Destination::Endpoint => "sent to the OTLP endpoint".into(),
+            };
+            eprintln!("brood: {spans} spans of {} {to}", path.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("brood: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
 }
 
 /// The workbench on a session read by a loader thread: a replay, or a watch.

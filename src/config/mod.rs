@@ -159,6 +159,7 @@ struct ConfigFile {
     profiles: BTreeMap<String, profiles::RawProfile>,
     #[serde(default)]
     mcp_servers: BTreeMap<String, mcp::CodexServer>,
+    telemetry: Option<crate::telemetry::TelemetryTable>,
 }
 
 /// Model settings read from config files; later files override earlier ones.
@@ -186,6 +187,9 @@ pub struct FileSettings {
     /// `[prices."MODEL"]`: prices the built-in table lacks or that differ.
     pub prices: Vec<(String, crate::protocol::Price)>,
     pub sandbox: SandboxFileSettings,
+    /// `[telemetry]`, from the user's own `brood.toml` only: a workspace's
+    /// file could otherwise send the session to a server of its choosing.
+    pub telemetry: Option<crate::telemetry::TelemetryTable>,
 }
 
 /// Everything the config files say.
@@ -217,6 +221,24 @@ pub struct ProfileSource {
     /// `built in`, `brood.toml`, `Claude Code`, `opencode` or `Codex`.
     pub kind: &'static str,
     pub warnings: Vec<String>,
+}
+
+/// `[telemetry]` of the user's own `brood.toml` (the only one read for it),
+/// for commands that start no session (`brood export`).
+pub fn user_telemetry() -> Result<Option<crate::telemetry::TelemetryTable>, ConfigError> {
+    let Some(path) = config_dir().map(|dir| dir.join(CONFIG_FILE)) else {
+        return Ok(None);
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(ConfigError::Read { path, source }),
+    };
+    let file: ConfigFile = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(file.telemetry)
 }
 
 /// The config files that apply to `workspace`, global first: a setting or profile
@@ -368,6 +390,7 @@ fn load(
             hooks: hook_tables,
             profiles: _,
             mcp_servers,
+            telemetry,
         } = file;
         mcp_tables.push((path.clone(), mcp_servers));
         let owner = match config_dir().is_some_and(|dir| path.starts_with(dir)) {
@@ -384,6 +407,16 @@ fn load(
             },
         )?;
         settings.sandbox.merge(sandbox, path, owner)?;
+        let telemetry = match (owner, telemetry) {
+            (sandbox::Owner::User, Some(table)) => Some(table),
+            (sandbox::Owner::Workspace, Some(_)) => {
+                tracing::warn!(
+                    "{shown}: [telemetry] is read only from brood.toml in brood's config folder; ignored here"
+                );
+                settings.telemetry.take()
+            }
+            (_, None) => settings.telemetry.take(),
+        };
         settings = FileSettings {
             provider: provider.or(settings.provider),
             model: model.or(settings.model),
@@ -404,6 +437,7 @@ fn load(
                 .chain(std::mem::take(&mut settings.prices))
                 .collect(),
             sandbox: settings.sandbox,
+            telemetry,
         };
     }
     let agents = agent_files::read(agent_folders, tools, settings.light_model.as_deref());

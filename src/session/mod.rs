@@ -41,6 +41,8 @@ pub enum SessionError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    #[error(transparent)]
+    Telemetry(#[from] crate::telemetry::TelemetryError),
 }
 
 /// Where the session's trace goes.
@@ -90,6 +92,8 @@ pub struct SessionOptions {
     pub prices: crate::protocol::PriceTable,
     /// Input tokens past which the parent compacts its history.
     pub compact_at: Option<u64>,
+    /// Where the session's spans go (OpenTelemetry), if anywhere.
+    pub telemetry: Option<crate::telemetry::Settings>,
 }
 
 pub struct Session {
@@ -105,6 +109,18 @@ pub struct Session {
     /// A resumed session's events so far, its `resumed` event last, until
     /// the screen takes them ([`Session::take_earlier`]).
     earlier: Vec<crate::event::Event>,
+    /// The OpenTelemetry export, flushed when the session ends.
+    telemetry: Option<crate::telemetry::LiveExport>,
+}
+
+impl Drop for Session {
+    /// A session dropped without [`Session::finish_telemetry`] still sends
+    /// what it has; what could not be sent goes to the log.
+    fn drop(&mut self) {
+        if let Some(warning) = self.finish_telemetry() {
+            tracing::warn!("{warning}");
+        }
+    }
 }
 
 impl Session {
@@ -154,6 +170,25 @@ impl Session {
             let writer = TraceWriter::create(path, &header)?;
             bus.add_recorder(Box::new(writer));
         }
+        let telemetry = match options.telemetry.as_ref().filter(|t| t.live()) {
+            Some(settings) => {
+                let mut header = TraceHeader::new(
+                    &id,
+                    &workspace.root().display().to_string(),
+                    options.model.provider(),
+                    &options.model_name,
+                );
+                if let Some(r) = &resumed {
+                    header.started_at = r.header.started_at.clone();
+                }
+                let live = crate::telemetry::LiveExport::start(&header, settings)?;
+                if let Some(live) = &live {
+                    bus.add_recorder(live.recorder());
+                }
+                live
+            }
+            None => None,
+        };
         let approval_ids = Arc::new(AtomicU64::new(0));
         // The user's command hooks run for the parent and every child, after
         // the policy and the session's own hooks.
@@ -244,7 +279,16 @@ impl Session {
             mcp: crate::mcp::McpHub::empty(),
             launcher,
             earlier,
+            telemetry,
         })
+    }
+
+    /// Ends the OpenTelemetry export: open spans end, queued ones are sent
+    /// (waiting a few seconds at most). Returns what could not be sent, for
+    /// the user; later calls do nothing.
+    pub fn finish_telemetry(&mut self) -> Option<String> {
+        let live = self.telemetry.take()?;
+        live.finish(std::time::Duration::from_secs(5))
     }
 
     /// Starts the session's MCP servers and offers their tools to the parent;

@@ -40,6 +40,8 @@ pub enum SetupError {
     Session(#[from] SessionError),
     #[error(transparent)]
     Resume(#[from] ResumeError),
+    #[error(transparent)]
+    Telemetry(#[from] crate::telemetry::TelemetryError),
 }
 
 /// What the user asked for the sandbox, before the config files have a say.
@@ -183,6 +185,9 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         resume,
         prices: crate::protocol::PriceTable::with(config.settings.prices.clone()),
         compact_at,
+        telemetry: Some(crate::telemetry::Settings::from_env(
+            config.settings.telemetry.as_ref(),
+        )?),
     })?;
     let mut warnings: Vec<String> = config
         .settings

@@ -45,6 +45,7 @@ pub(super) fn start_with(dir: &std::path::Path, model: Arc<dyn crate::model::Mod
         resume: None,
         prices: Default::default(),
         compact_at: None,
+        telemetry: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -36,6 +36,7 @@ fn world(script: Value, light_model: Option<&str>, max_parallel: usize) -> World
         resume: None,
         prices: Default::default(),
         compact_at: None,
+        telemetry: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

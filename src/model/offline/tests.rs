@@ -518,6 +518,7 @@ async fn a_question_is_answered_end_to_end_through_a_real_session() {
         resume: None,
         prices: Default::default(),
         compact_at: None,
+        telemetry: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),

@@ -42,6 +42,7 @@ async fn record(script: serde_json::Value) -> Vec<Event> {
         resume: None,
         prices: Default::default(),
         compact_at: None,
+        telemetry: None,
         rules: Default::default(),
         instructions: Default::default(),
         sandbox: Default::default(),
