@@ -53,7 +53,7 @@ pub async fn run(
     let (ops, op_rx) = mpsc::unbounded_channel();
     let _ = ops.send(Op::UserMessage(prompt.to_string()));
     drop(ops);
-    let Driven { session, last } = {
+    let Driven { mut session, last } = {
         let task = drive(session, op_rx, None, cancel, Ending::WhenIdle);
         tokio::pin!(task);
         loop {
@@ -67,6 +67,10 @@ pub async fn run(
     let _ = std::io::stdout().flush();
     if let Some(e) = session.trace_error() {
         return RunExit::Failed(format!("the trace could not be written: {e}"));
+    }
+    // Spans that did not reach the backend cost the run nothing but a line.
+    if let Some(warning) = session.finish_telemetry() {
+        eprintln!("brood: {warning}");
     }
     let Some(outcome) = last else {
         return RunExit::Failed("the prompt never ran".into());

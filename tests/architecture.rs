@@ -86,6 +86,13 @@ const RULES: &[Rule] = &[
         parts: &["trace/", "replay/"],
         allowed: Allowed::Not(&["agent", "session", "tools", "policy", "model", "headless"]),
     },
+    Rule {
+        what: "telemetry reads events, like the readers, and knows no engine or screen",
+        parts: &["telemetry/"],
+        allowed: Allowed::Not(&[
+            "tui", "agent", "session", "tools", "policy", "model", "headless", "config",
+        ]),
+    },
 ];
 
 /// Things a reader never does: it returns what it read, and the command prints.
@@ -97,7 +104,7 @@ const PRINTING: &[&str] = &[
     "stdout()",
     "stderr()",
 ];
-const READERS: &[&str] = &["trace/", "replay/"];
+const READERS: &[&str] = &["trace/", "replay/", "telemetry/"];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

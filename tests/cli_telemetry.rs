@@ -15,7 +15,6 @@ use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
-use serde_json::json;
 
 /// A collector on 127.0.0.1: each OTLP/HTTP request is answered 200 and
 /// its spans handed over.
@@ -102,22 +101,7 @@ fn a_live_session_exports_its_tree_with_both_children() {
     let sb = Sandbox::new();
     sb.write("src/auth.rs", "fn login() {}\n");
     let (endpoint, received) = collector();
-    let script = sb.script(json!({"agents": {
-        "main": [
-            {"text": "Two looks.", "tool_calls": [
-                {"name": "task", "input": {"prompt": "Find login", "description": "find login", "subagent_type": "general"}},
-                {"name": "task", "input": {"prompt": "Find logout", "description": "find logout", "subagent_type": "general"}}
-            ], "usage": {"input_tokens": 900, "output_tokens": 100}},
-            {"text": "Login is in src/auth.rs.", "usage": {"input_tokens": 1300, "output_tokens": 40}}
-        ],
-        "sub-1": [
-            {"tool_calls": [{"name": "grep", "input": {"pattern": "fn login"}}], "usage": {"input_tokens": 700, "output_tokens": 50}},
-            {"text": "src/auth.rs:1", "usage": {"input_tokens": 800, "output_tokens": 9}}
-        ],
-        "sub-2": [
-            {"text": "no logout", "usage": {"input_tokens": 600, "output_tokens": 7}}
-        ]
-    }}));
+    let script = sb.script(common::two_children());
     let out = sb
         .command(&[
             "run",

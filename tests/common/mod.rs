@@ -176,3 +176,23 @@ pub fn running_with(arg: &str) -> usize {
         })
         .count()
 }
+
+/// A scripted session whose parent starts two `general` children (one
+/// greps, one answers at once) and then answers: output tokens 100 + 40
+/// for the parent, 50 + 9 and 7 for the children.
+pub fn two_children() -> serde_json::Value {
+    serde_json::json!({"agents": {
+        "main": [
+            {"text": "Two looks.", "tool_calls": [
+                {"name": "task", "input": {"prompt": "Find login", "description": "find login", "subagent_type": "general"}},
+                {"name": "task", "input": {"prompt": "Find logout", "description": "find logout", "subagent_type": "general"}}
+            ], "usage": {"input_tokens": 900, "output_tokens": 100}},
+            {"text": "Login is in src/auth.rs.", "usage": {"input_tokens": 1300, "output_tokens": 40}}
+        ],
+        "sub-1": [
+            {"tool_calls": [{"name": "grep", "input": {"pattern": "fn login"}}], "usage": {"input_tokens": 700, "output_tokens": 50}},
+            {"text": "src/auth.rs:1", "usage": {"input_tokens": 800, "output_tokens": 9}}
+        ],
+        "sub-2": [{"text": "no logout", "usage": {"input_tokens": 600, "output_tokens": 7}}]
+    }})
+}
