@@ -43,9 +43,15 @@ fuzz_target!(|data: &[u8]| {
         let from = agent.format.as_str();
         assert!(!p.name.is_empty(), "{from}: a profile without a name");
         assert!(
-            !p.name.chars().any(char::is_whitespace),
-            "{from}: the name {:?} has spaces",
+            p.name.len() <= 64 && !p.name.chars().any(|c| c.is_whitespace() || c.is_control()),
+            "{from}: the name {:?} cannot be offered by the task tool",
             p.name
+        );
+        // Every request of the parent carries every description.
+        assert!(
+            p.description.chars().count() <= 1_501,
+            "{from}: a description of {} characters",
+            p.description.chars().count()
         );
         assert!(!p.tools.is_empty(), "{from}: {} holds no tools", p.name);
         let mut seen = HashSet::new();

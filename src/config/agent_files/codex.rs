@@ -42,7 +42,7 @@ pub(super) fn read(text: &str, stem: &str) -> Result<Read, String> {
         }
     };
     let name = text_at("name")
-        .filter(|n| !n.chars().any(char::is_whitespace))
+        .filter(|n| super::markdown::usable_name(n))
         .unwrap_or_else(|| stem.to_string());
     let mut draft = Draft::new(name);
     draft.description = text_at("description");

@@ -126,21 +126,29 @@ impl Draft {
             profile.permission_mode = PermissionMode::ReadOnly;
         }
         profile.tools = tools;
-        match self.description.as_deref().map(str::trim) {
-            // Every request of the parent carries every description.
-            Some(d) if d.chars().count() > MAX_DESCRIPTION => {
-                profile.description = d.chars().take(MAX_DESCRIPTION).collect::<String>() + "…";
-                self.warnings.push(format!(
-                    "description cut to {MAX_DESCRIPTION} characters for the task tool"
-                ));
-            }
-            Some(d) if !d.is_empty() => profile.description = d.to_string(),
+        let description = match self.description.as_deref().map(str::trim) {
+            Some(d) if !d.is_empty() => d.to_string(),
             _ => {
                 self.warnings
                     .push("no description: the parent sees only its name".into());
-                profile.description = self.prompt.lines().next().unwrap_or_default().to_string();
+                self.prompt.lines().next().unwrap_or_default().to_string()
             }
-        }
+        };
+        // Every request of the parent carries every description, written or
+        // taken from the prompt's first line.
+        profile.description = match description.chars().count() > MAX_DESCRIPTION {
+            true => {
+                self.warnings.push(format!(
+                    "description cut to {MAX_DESCRIPTION} characters for the task tool"
+                ));
+                description
+                    .chars()
+                    .take(MAX_DESCRIPTION)
+                    .collect::<String>()
+                    + "…"
+            }
+            false => description,
+        };
         let prompt = self.prompt.trim();
         if !prompt.is_empty() {
             profile.system_prompt = match profile.contract {

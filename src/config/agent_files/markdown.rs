@@ -320,7 +320,7 @@ fn split_names(text: &str) -> Vec<String> {
 }
 
 /// A name the `task` tool can offer: no spaces or control characters.
-fn usable_name(name: &str) -> bool {
+pub(super) fn usable_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
         && !name.chars().any(|c| c.is_whitespace() || c.is_control())

@@ -146,6 +146,14 @@ fn read_one(
         AgentFormat::Codex => codex::read(&text, &stem)?,
     };
     let draft = match read {
+        // A name from the file's own name (or path) is checked as a written
+        // one is: the `task` tool offers it to the model.
+        Read::Agent(draft) if !markdown::usable_name(&draft.name) => {
+            return Err(format!(
+                "the name {:?} cannot be offered to the model: at most 64 characters, no spaces or control characters",
+                crate::text::visible(&draft.name)
+            ));
+        }
         Read::Agent(draft) => draft,
         Read::NotASubagent(why) => {
             tracing::info!("{}: not a subagent: {why}", file.display());

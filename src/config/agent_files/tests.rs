@@ -156,3 +156,60 @@ fn a_codex_agent_without_tools_gets_the_parent_s_and_its_instructions() {
         found.skipped
     );
 }
+
+/// Found by fuzz/agent_file: the first line of the prompt stood in for a
+/// missing description at any length, though every request of the parent
+/// carries it; a written one was already cut.
+#[test]
+fn a_description_taken_from_the_prompt_is_cut_like_a_written_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "x".repeat(5_000);
+    write(
+        dir.path(),
+        "helper.md",
+        &format!("---\nname: helper\n---\n{long}\n"),
+    );
+    let found = read_dir(AgentFormat::ClaudeCode, dir.path());
+    let agent = only(&found);
+    assert_eq!(agent.profile.description.chars().count(), 1_501);
+    assert!(
+        agent.warnings.iter().any(|w| w.contains("cut to 1500")),
+        "{:?}",
+        agent.warnings
+    );
+}
+
+/// Found by fuzz/agent_file: a name from the file's name was not checked
+/// (`my agent.md` offered `my agent`), nor a Codex name with control
+/// characters.
+#[test]
+fn a_name_the_task_tool_cannot_offer_is_never_used() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "my agent.md",
+        "---\ndescription: helps\n---\nHelp.\n",
+    );
+    let found = read_dir(AgentFormat::ClaudeCode, dir.path());
+    assert!(found.profiles.is_empty(), "{found:#?}");
+    assert!(
+        found
+            .skipped
+            .iter()
+            .any(|s| s.contains("my agent.md") && s.contains("cannot be offered")),
+        "{:?}",
+        found.skipped
+    );
+    let codex = tempfile::tempdir().unwrap();
+    write(
+        codex.path(),
+        "helper.toml",
+        "name = \"bad\\u0007\\u001b[31mred\"\ndescription = \"helps\"\ndeveloper_instructions = \"Help.\"\n",
+    );
+    let found = read_dir(AgentFormat::Codex, codex.path());
+    assert_eq!(
+        only(&found).profile.name,
+        "helper",
+        "the file's name instead"
+    );
+}
