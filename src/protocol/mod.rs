@@ -12,7 +12,7 @@ mod task;
 
 pub use price::{Price, PriceTable};
 pub use sandbox::{Network, SandboxMode, SandboxSummary};
-pub use screen::{AgentSummary, Loaded, McpServerSummary, Remembered, SessionInfo};
+pub use screen::{AgentSummary, Loaded, McpServerSummary, Remembered, SessionInfo, SideWarning};
 pub use task::{TASK_TOOL, envelope_text, first_words, summarize_task};
 
 /// What a tool may do, as far as permissions are concerned.

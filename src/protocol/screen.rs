@@ -26,6 +26,41 @@ pub struct SessionInfo {
     pub prices: super::PriceTable,
     /// The subagent profiles a `task` call may name, for `/agents`.
     pub agents: Vec<AgentSummary>,
+    /// What work beside the turns (the telemetry export) has to say.
+    pub side_warning: SideWarning,
+}
+
+/// A warning from work the session does beside its turns (the OpenTelemetry
+/// export, on a thread of its own), which the status line shows while it
+/// holds. Shared: that work sets and clears it, the screen reads it each
+/// frame; no event is published for it, so the trace stays the session's.
+#[derive(Debug, Clone, Default)]
+pub struct SideWarning(std::sync::Arc<std::sync::Mutex<Option<String>>>);
+
+impl SideWarning {
+    pub fn set(&self, text: String) {
+        if let Ok(mut held) = self.0.lock() {
+            *held = Some(text);
+        }
+    }
+
+    pub fn clear(&self) {
+        if let Ok(mut held) = self.0.lock() {
+            *held = None;
+        }
+    }
+
+    pub fn get(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|held| held.clone())
+    }
+}
+
+/// Two infos are equal whatever their warnings say: it is not a fact of
+/// the session's.
+impl PartialEq for SideWarning {
+    fn eq(&self, _: &SideWarning) -> bool {
+        true
+    }
 }
 
 /// One subagent profile as `/agents` lists it.
@@ -102,6 +137,7 @@ impl SessionInfo {
             prices: Default::default(),
             sandbox: None,
             agents: Vec::new(),
+            side_warning: Default::default(),
         }
     }
 }

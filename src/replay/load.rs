@@ -78,5 +78,6 @@ pub fn session_info(source: &Source) -> SessionInfo {
         mcp: Vec::new(),
         prices: Default::default(),
         agents: Vec::new(),
+        side_warning: Default::default(),
     }
 }

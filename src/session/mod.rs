@@ -111,6 +111,8 @@ pub struct Session {
     earlier: Vec<crate::event::Event>,
     /// The OpenTelemetry export, flushed when the session ends.
     telemetry: Option<crate::telemetry::LiveExport>,
+    /// What the export has to say while it cannot send, for the status line.
+    side_warning: crate::protocol::SideWarning,
 }
 
 impl Drop for Session {
@@ -170,6 +172,7 @@ impl Session {
             let writer = TraceWriter::create(path, &header)?;
             bus.add_recorder(Box::new(writer));
         }
+        let side_warning = crate::protocol::SideWarning::default();
         let telemetry = match options.telemetry.as_ref().filter(|t| t.live()) {
             Some(settings) => {
                 let mut header = TraceHeader::new(
@@ -181,7 +184,8 @@ impl Session {
                 if let Some(r) = &resumed {
                     header.started_at = r.header.started_at.clone();
                 }
-                let live = crate::telemetry::LiveExport::start(&header, settings)?;
+                let live =
+                    crate::telemetry::LiveExport::start(&header, settings, side_warning.clone())?;
                 if let Some(live) = &live {
                     bus.add_recorder(live.recorder());
                 }
@@ -280,7 +284,13 @@ impl Session {
             launcher,
             earlier,
             telemetry,
+            side_warning,
         })
+    }
+
+    /// The warning the screen shows while the telemetry export cannot send.
+    pub fn side_warning(&self) -> crate::protocol::SideWarning {
+        self.side_warning.clone()
     }
 
     /// Ends the OpenTelemetry export: open spans end, queued ones are sent

@@ -215,6 +215,7 @@ pub fn prepare(setup: &Setup, approver: Arc<dyn Approver>) -> Result<Prepared, S
         mcp: Vec::new(),
         prices: crate::protocol::PriceTable::with(config.settings.prices.clone()),
         agents,
+        side_warning: session.side_warning(),
     };
     Ok(Prepared {
         session,

@@ -20,7 +20,7 @@ use opentelemetry_sdk::trace::{
 use thiserror::Error;
 
 use crate::event::{Event, Recorder};
-use crate::protocol::PriceTable;
+use crate::protocol::{PriceTable, SideWarning};
 use crate::trace::TraceHeader;
 pub use settings::{Settings, TelemetryTable};
 use spans::{Mapper, SessionMeta, Span};
@@ -132,17 +132,24 @@ struct Failures {
 struct Counted<E> {
     inner: E,
     failures: Arc<Mutex<Failures>>,
+    /// Said on the status line while exports fail; cleared by one that works.
+    warning: SideWarning,
 }
 
 impl<E: SpanExporter> SpanExporter for Counted<E> {
     async fn export(&self, batch: Vec<SpanData>) -> opentelemetry_sdk::error::OTelSdkResult {
         let result = self.inner.export(batch).await;
-        if let Err(e) = &result {
-            tracing::warn!("telemetry export failed: {e}");
-            if let Ok(mut f) = self.failures.lock() {
-                f.batches += 1;
-                f.last = Some(e.to_string());
+        match &result {
+            Err(e) => {
+                tracing::warn!("telemetry export failed: {e}");
+                if let Ok(mut f) = self.failures.lock() {
+                    f.batches += 1;
+                    f.last = Some(e.to_string());
+                }
+                self.warning
+                    .set("telemetry: spans are not reaching the OTLP endpoint".into());
             }
+            Ok(()) => self.warning.clear(),
         }
         result
     }
@@ -158,10 +165,12 @@ impl<E: SpanExporter> SpanExporter for Counted<E> {
 
 impl LiveExport {
     /// Starts the exporter for a session with `header`, when the settings
-    /// name an endpoint. Call inside the Tokio runtime (gRPC needs it).
+    /// name an endpoint; `warning` says on the status line when exports
+    /// fail. Call inside the Tokio runtime (gRPC needs it).
     pub fn start(
         header: &TraceHeader,
         settings: &Settings,
+        warning: SideWarning,
     ) -> Result<Option<LiveExport>, TelemetryError> {
         if !settings.live() {
             return Ok(None);
@@ -170,6 +179,7 @@ impl LiveExport {
         let mut exporter = Counted {
             inner: otlp::exporter(settings)?,
             failures: failures.clone(),
+            warning,
         };
         exporter.set_resource(&otlp::resource(settings));
         // A bounded queue: when the backend falls behind, spans are dropped

@@ -179,3 +179,32 @@ fn a_backend_that_is_down_is_an_error_for_a_saved_session() {
     let error = export_saved(&trace, &Destination::Endpoint, &settings).unwrap_err();
     assert!(matches!(error, TelemetryError::Export(_)), "{error}");
 }
+
+#[test]
+fn a_live_export_to_a_backend_that_is_down_warns_and_loses_nothing_else() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let settings = settings(Some(format!("http://127.0.0.1:{port}")));
+    let header = TraceHeader::new("s-1", "/work/shop", "anthropic", "claude-sonnet-4-5");
+    let warning = crate::protocol::SideWarning::default();
+    let live = LiveExport::start(&header, &settings, warning.clone())
+        .unwrap()
+        .unwrap();
+    let mut recorder = live.recorder();
+    for event in session() {
+        assert_eq!(recorder.record(&event), Ok(()), "the session goes on");
+    }
+    let said = live.finish(std::time::Duration::from_secs(5));
+    assert!(
+        said.as_deref()
+            .is_some_and(|s| s.contains("did not reach the OTLP endpoint")),
+        "{said:?}"
+    );
+    assert_eq!(
+        warning.get().as_deref(),
+        Some("telemetry: spans are not reaching the OTLP endpoint")
+    );
+}

@@ -154,6 +154,19 @@ fn right_side(state: &State, ui: &Ui, theme: &Theme, max: usize) -> News {
         ("idle".to_string(), theme.dim())
     };
     let mut spans = vec![Span::styled(text, style)];
+    // Work beside the turns that is failing (the telemetry export) says so
+    // first, while it fails.
+    if let Some(warning) = state.info.side_warning.get() {
+        spans
+            .splice(
+                0..0,
+                [
+                    Span::styled(format!("⚠ {warning}"), theme.warning()),
+                    Span::styled(" · ", theme.dim()),
+                ],
+            )
+            .for_each(drop);
+    }
     // While the terminal has the mouse the wheel does not scroll: say so, first.
     if ui.mouse == crate::tui::ui::MouseMode::Terminal {
         spans

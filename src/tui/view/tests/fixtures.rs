@@ -41,6 +41,7 @@ pub(super) fn info() -> SessionInfo {
             missing: None,
         }),
         agents: Vec::new(),
+        side_warning: Default::default(),
     }
 }
 

@@ -149,3 +149,26 @@ fn the_status_line_says_while_the_terminal_has_the_mouse() {
     ui.mouse = crate::tui::ui::MouseMode::Panes;
     assert!(!status_line(&state, &mut ui, 130).contains("mouse"));
 }
+
+/// A telemetry export that cannot send says so on the status line while it
+/// fails, in the warning colour, and nothing once it sends again.
+#[test]
+fn a_failing_side_export_is_a_warning_on_the_status_line_while_it_fails() {
+    let state = three_children().state(1_000);
+    let mut ui = Ui::new();
+    state
+        .info
+        .side_warning
+        .set("telemetry: spans are not reaching the OTLP endpoint".into());
+    let buf = draw(&state, &mut ui, 140, 30, &color());
+    let line = text(&buf).lines().last().unwrap_or_default().to_string();
+    insta::assert_snapshot!("side_warning_status", line);
+    assert!(
+        line.contains("⚠ telemetry: spans are not reaching the OTLP endpoint"),
+        "{line}"
+    );
+    let (x, y) = find(&buf, "⚠ telemetry").unwrap();
+    assert_eq!(Some(buf[(x, y)].fg), color().warning().fg);
+    state.info.side_warning.clear();
+    assert!(!status_line(&state, &mut ui, 140).contains("telemetry"));
+}
