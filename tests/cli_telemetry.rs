@@ -19,14 +19,26 @@ use prost::Message;
 /// A collector on 127.0.0.1: each OTLP/HTTP request is answered 200 and
 /// its spans handed over.
 fn collector() -> (String, mpsc::Receiver<Vec<Span>>) {
+    let (address, rx, _) = collector_with_headers();
+    (address, rx)
+}
+
+/// [`collector`], also handing over each request's header lines.
+fn collector_with_headers() -> (
+    String,
+    mpsc::Receiver<Vec<Span>>,
+    mpsc::Receiver<Vec<String>>,
+) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = format!("http://{}", listener.local_addr().unwrap());
     let (tx, rx) = mpsc::channel();
+    let (header_tx, header_rx) = mpsc::channel();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { return };
             let mut reader = BufReader::new(stream.try_clone().unwrap());
             let mut length = 0;
+            let mut headers = Vec::new();
             loop {
                 let mut line = String::new();
                 if reader.read_line(&mut line).unwrap_or(0) == 0 {
@@ -36,6 +48,7 @@ fn collector() -> (String, mpsc::Receiver<Vec<Span>>) {
                 if line.is_empty() {
                     break;
                 }
+                headers.push(line.to_ascii_lowercase());
                 if let Some((name, value)) = line.split_once(':')
                     && name.eq_ignore_ascii_case("content-length")
                 {
@@ -57,9 +70,10 @@ fn collector() -> (String, mpsc::Receiver<Vec<Span>>) {
                 .flat_map(|s| s.spans)
                 .collect();
             let _ = tx.send(spans);
+            let _ = header_tx.send(headers);
         }
     });
-    (address, rx)
+    (address, rx, header_rx)
 }
 
 /// Everything received until nothing more comes for a second.
@@ -258,4 +272,36 @@ fn a_live_session_whose_backend_is_down_still_completes() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn headers_and_the_traces_url_come_from_the_standard_variables() {
+    let sb = Sandbox::new();
+    let session = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/import/claude/-home-dev-shop/7c1e9a52-3f4b-4d1e-9a8c-2b6f0d4e5a17.jsonl");
+    let (endpoint, received, headers) = collector_with_headers();
+    let out = sb
+        .command(&["export", "--otlp", session.to_str().unwrap()])
+        .env(
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+            format!("{endpoint}/custom/traces"),
+        )
+        .env(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "x-team-key=t0p,x-project-name=shop",
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!drain(&received).is_empty());
+    let sent = headers.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert!(
+        sent.iter().any(|h| h.starts_with("post /custom/traces ")),
+        "the traces URL as given: {sent:?}"
+    );
+    assert!(sent.contains(&"x-team-key: t0p".to_string()), "{sent:?}");
+    assert!(
+        sent.contains(&"x-project-name: shop".to_string()),
+        "{sent:?}"
+    );
 }

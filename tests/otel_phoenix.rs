@@ -17,6 +17,7 @@ use serde_json::Value;
 struct Phoenix {
     child: Child,
     base: String,
+    grpc: String,
     _dir: tempfile::TempDir,
 }
 
@@ -46,13 +47,14 @@ fn client() -> reqwest::blocking::Client {
 fn start(phoenix: &Path) -> Phoenix {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
+    let grpc_port = free_port();
     let log = std::fs::File::create(dir.path().join("phoenix.log")).unwrap();
     let child = Command::new(phoenix)
         .arg("serve")
         .env("PHOENIX_WORKING_DIR", dir.path())
         .env("PHOENIX_HOST", "127.0.0.1")
         .env("PHOENIX_PORT", port.to_string())
-        .env("PHOENIX_GRPC_PORT", free_port().to_string())
+        .env("PHOENIX_GRPC_PORT", grpc_port.to_string())
         .env("PHOENIX_TELEMETRY_ENABLED", "false")
         .env("PHOENIX_ALLOW_EXTERNAL_RESOURCES", "false")
         .stdout(log.try_clone().unwrap())
@@ -63,6 +65,7 @@ fn start(phoenix: &Path) -> Phoenix {
     let server = Phoenix {
         child,
         base: format!("http://127.0.0.1:{port}"),
+        grpc: format!("http://127.0.0.1:{grpc_port}"),
         _dir: dir,
     };
     let http = client();
@@ -205,4 +208,28 @@ fn spans_reach_phoenix_as_a_tree_with_their_tokens() {
         "the recorded time: {}",
         child["start_time"]
     );
+
+    // The same live session over gRPC.
+    let out = sb
+        .command(&[
+            "run",
+            "--provider",
+            "scripted",
+            "--script",
+            script.to_str().unwrap(),
+            "--no-trace",
+            "where is login?",
+        ])
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &server.grpc)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+        .env(
+            "OTEL_RESOURCE_ATTRIBUTES",
+            "openinference.project.name=brood-grpc",
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let grpc = spans(&server.base, "brood-grpc", 11);
+    assert_eq!(grpc.len(), 11, "{grpc:#?}");
+    assert_eq!(named(&grpc, "invoke_agent general").len(), 2);
 }

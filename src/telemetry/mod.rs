@@ -110,6 +110,19 @@ pub fn export_saved(
 /// that flushes it when the session ends.
 pub struct LiveExport {
     shared: Arc<Mutex<Live>>,
+    /// gRPC's own runtime: the channel needs a reactor, whatever thread the
+    /// session started on, for as long as the export runs.
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for LiveExport {
+    fn drop(&mut self) {
+        // Dropped where blocking may not be allowed (inside the session's
+        // runtime): let its threads end on their own.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 struct Live {
@@ -176,8 +189,23 @@ impl LiveExport {
             return Ok(None);
         }
         let failures = Arc::new(Mutex::new(Failures::default()));
+        let runtime = match settings.protocol {
+            settings::Protocol::Grpc => Some(
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .thread_name("brood-otlp")
+                    .enable_all()
+                    .build()
+                    .map_err(|e| TelemetryError::Exporter(e.to_string()))?,
+            ),
+            settings::Protocol::HttpProtobuf => None,
+        };
+        let inner = {
+            let _entered = runtime.as_ref().map(tokio::runtime::Runtime::enter);
+            otlp::exporter(settings)?
+        };
         let mut exporter = Counted {
-            inner: otlp::exporter(settings)?,
+            inner,
             failures: failures.clone(),
             warning,
         };
@@ -202,6 +230,7 @@ impl LiveExport {
                 scope: otlp::scope(),
                 failures,
             })),
+            runtime,
         }))
     }
 
