@@ -2,7 +2,7 @@
 //! the team's OTLP backend as they end (a [`Recorder`] on the bus, batched
 //! off the hot path), and a saved one (a brood trace, a Claude Code session
 //! with its subagents, a Codex rollout) is sent or written as OTLP/JSON
-//! with its recorded times. `spans.rs` makes the tree, `otlp.rs` hands it
+//! with its recorded times. `spans/` makes the tree, `otlp.rs` hands it
 //! to the official SDK, `settings.rs` reads the variables and `[telemetry]`.
 
 mod otlp;

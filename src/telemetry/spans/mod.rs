@@ -22,6 +22,11 @@ use std::collections::HashMap;
 
 use serde_json::json;
 
+mod ids;
+mod tools;
+
+use ids::{bump, span_id, to_i64, trace_id, usage_attrs};
+
 use crate::event::{AgentId, Event, EventKind, TerminalReason, Usage};
 use crate::protocol::PriceTable;
 
@@ -229,41 +234,7 @@ impl Mapper {
                 summary,
             } => {
                 self.ensure_main(event, at);
-                let parent = self.agents.get(&agent).map(|a| a.span.id);
-                let tool = match name.as_str() {
-                    crate::protocol::TASK_TOOL => "task",
-                    other => other,
-                };
-                let mut open = self.open(
-                    format!("execute_tool {tool}"),
-                    SpanKind::Internal,
-                    parent,
-                    event,
-                    at,
-                );
-                let kind = match name.starts_with("mcp__") {
-                    true => "extension",
-                    false => "function",
-                };
-                open.attributes.extend([
-                    ("gen_ai.operation.name", Attr::Str("execute_tool".into())),
-                    ("gen_ai.tool.name", Attr::Str(name.clone())),
-                    ("gen_ai.tool.call.id", Attr::Str(call_id.clone())),
-                    ("gen_ai.tool.type", Attr::Str(kind.into())),
-                ]);
-                if self.content == Content::Captured {
-                    open.attributes
-                        .push(("gen_ai.tool.call.arguments", Attr::Str(input.to_string())));
-                    if !summary.is_empty() {
-                        open.attributes
-                            .push(("brood.tool.summary", Attr::Str(summary.clone())));
-                    }
-                }
-                self.tag(agent, &mut open);
-                if name == crate::protocol::TASK_TOOL {
-                    self.tasks.insert((agent, call_id.clone()), open.id);
-                }
-                self.tools.insert((agent, call_id.clone()), open);
+                self.tool_call(event, at, call_id, name, input, summary);
             }
             EventKind::ApprovalRequested { call_id, .. } => {
                 if let Some(open) = self.tools.get_mut(&(agent, call_id.clone())) {
@@ -276,18 +247,7 @@ impl Mapper {
                 decision,
                 by,
                 ..
-            } => {
-                if let Some(open) = self.tools.get_mut(&(agent, call_id.clone())) {
-                    let by = match by {
-                        crate::event::DecidedBy::Policy => "policy",
-                        crate::event::DecidedBy::User => "user",
-                    };
-                    open.attributes.extend([
-                        ("brood.tool.permission", Attr::Str(decision.to_string())),
-                        ("brood.tool.permission.by", Attr::Str(by.into())),
-                    ]);
-                }
-            }
+            } => self.permission(agent, call_id, *decision, *by),
             EventKind::ToolResult {
                 call_id,
                 is_error,
@@ -295,33 +255,11 @@ impl Mapper {
                 duration_ms,
                 ..
             } => {
-                let Some(mut open) = self.tools.remove(&(agent, call_id.clone())) else {
-                    return;
-                };
-                let denied = matches!(
-                    open.attr("brood.tool.permission"),
-                    Some(Attr::Str(d)) if d == "deny"
-                );
-                let outcome = match (denied, is_error) {
-                    (true, _) => "denied",
-                    (false, true) => "error",
-                    (false, false) => "ok",
-                };
-                open.attributes.extend([
-                    ("brood.tool.outcome", Attr::Str(outcome.into())),
-                    ("brood.tool.duration_ms", Attr::Int(to_i64(*duration_ms))),
-                ]);
-                if *is_error {
-                    open.status = Status::Error(format!("the tool failed ({outcome})"));
-                    open.attributes
-                        .push(("error.type", Attr::Str(format!("tool_{outcome}"))));
+                if let Some(span) =
+                    self.tool_result(agent, at, call_id, *is_error, content, *duration_ms)
+                {
+                    done.push(span);
                 }
-                if self.content == Content::Captured {
-                    open.attributes
-                        .push(("gen_ai.tool.call.result", Attr::Str(content.to_string())));
-                }
-                self.tasks.remove(&(agent, call_id.clone()));
-                done.push(self.close(open, at));
             }
             EventKind::SubagentStart {
                 parent,
@@ -599,83 +537,5 @@ impl Open {
     }
 }
 
-/// The usage attributes: input tokens counting the cached ones, as the
-/// convention asks, and the cached ones apart.
-fn usage_attrs(attrs: &mut Vec<(&'static str, Attr)>, usage: &Usage) {
-    attrs.extend([
-        (
-            "gen_ai.usage.input_tokens",
-            Attr::Int(to_i64(usage.input_total())),
-        ),
-        (
-            "gen_ai.usage.output_tokens",
-            Attr::Int(to_i64(usage.output_tokens)),
-        ),
-        (
-            "gen_ai.usage.cache_read.input_tokens",
-            Attr::Int(to_i64(usage.cache_read_tokens)),
-        ),
-        (
-            "gen_ai.usage.cache_creation.input_tokens",
-            Attr::Int(to_i64(usage.cache_write_tokens)),
-        ),
-    ]);
-    if usage.reasoning_tokens > 0 {
-        attrs.push((
-            "gen_ai.usage.reasoning.output_tokens",
-            Attr::Int(to_i64(usage.reasoning_tokens)),
-        ));
-    }
-}
-
-fn bump(attrs: &mut Vec<(&'static str, Attr)>, key: &'static str) {
-    match attrs.iter_mut().find(|(k, _)| *k == key) {
-        Some((_, Attr::Int(n))) => *n += 1,
-        Some(_) | None => attrs.push((key, Attr::Int(1))),
-    }
-}
-
-fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-/// FNV-1a, 64 bits: stable across builds and platforms, unlike std's hasher.
-fn fnv(seed: u64, parts: &[&[u8]]) -> u64 {
-    let mut hash = 0xcbf2_9ce4_8422_2325_u64 ^ seed;
-    for part in parts {
-        for byte in part.iter().chain(&[0xff]) {
-            hash ^= u64::from(*byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    hash
-}
-
-/// The session's trace id: never all zeros, which OTLP reads as "none".
-fn trace_id(session: &str) -> [u8; 16] {
-    let hi = fnv(1, &[session.as_bytes()]);
-    let lo = fnv(2, &[session.as_bytes()]).max(1);
-    let mut id = [0; 16];
-    id[..8].copy_from_slice(&hi.to_be_bytes());
-    id[8..].copy_from_slice(&lo.to_be_bytes());
-    id
-}
-
-fn span_id(session: &str, agent: AgentId, seq: u64, name: &str) -> [u8; 8] {
-    let agent = agent.to_string();
-    fnv(
-        3,
-        &[
-            session.as_bytes(),
-            agent.as_bytes(),
-            &seq.to_be_bytes(),
-            name.as_bytes(),
-        ],
-    )
-    .max(1)
-    .to_be_bytes()
-}
-
 #[cfg(test)]
-#[path = "spans_tests.rs"]
 pub(super) mod tests;
