@@ -305,3 +305,42 @@ fn headers_and_the_traces_url_come_from_the_standard_variables() {
         "{sent:?}"
     );
 }
+
+#[test]
+fn a_codex_rollout_with_a_sub_agent_is_written_as_the_same_tree() {
+    let sb = Sandbox::new();
+    let rollout = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/data/import/codex/sessions/2026/02/11/rollout-2026-02-11T23-50-12-019c4d10-2a3b-7e4f-8a1b-3c5d7e9f0a12.jsonl",
+    );
+    let file = sb.root.path().join("codex.json");
+    let out = sb.run(&[
+        "export",
+        "--otlp-file",
+        file.to_str().unwrap(),
+        rollout.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written: ExportTraceServiceRequest =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let spans: Vec<Span> = written
+        .resource_spans
+        .into_iter()
+        .flat_map(|r| r.scope_spans)
+        .flat_map(|s| s.spans)
+        .collect();
+    let parent = spans
+        .iter()
+        .find(|s| s.name == "invoke_agent codex")
+        .unwrap();
+    assert_eq!(text(parent, "gen_ai.provider.name"), "openai");
+    let child = spans
+        .iter()
+        .find(|s| s.name == "invoke_agent explorer")
+        .unwrap();
+    let task = spans
+        .iter()
+        .find(|s| s.span_id == child.parent_span_id)
+        .unwrap();
+    assert_eq!(task.name, "execute_tool task");
+    assert_eq!(task.parent_span_id, parent.span_id);
+}

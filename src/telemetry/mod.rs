@@ -64,6 +64,10 @@ pub fn session_meta(header: &TraceHeader) -> SessionMeta {
         provider: provider_name(&header.provider).to_string(),
         model: header.model.clone(),
         started_ms,
+        agent: match header.provider.as_str() {
+            name @ ("claude-code" | "codex" | "mycodeagent") => name.to_string(),
+            _ => "brood".to_string(),
+        },
     }
 }
 

@@ -95,6 +95,9 @@ pub struct SessionMeta {
     pub model: String,
     /// When the session's clock (`t_ms` 0) started, in ms since the epoch.
     pub started_ms: u64,
+    /// The parent agent's name: `brood`, or the tool an imported session
+    /// was recorded by (`claude-code`, `codex`).
+    pub agent: String,
 }
 
 /// A span still open: what it will be once it ends.
@@ -158,7 +161,8 @@ impl Mapper {
         match &event.kind {
             EventKind::UserMessage { text } => {
                 if agent == AgentId::Main && !self.agents.contains_key(&agent) {
-                    self.open_agent(agent, "brood", event, at, None);
+                    let name = self.meta.agent.clone();
+                    self.open_agent(agent, &name, event, at, None);
                 }
                 self.content_attr(
                     agent,
@@ -376,7 +380,8 @@ impl Mapper {
     /// (an import, a resume) has no prompt before it.
     fn ensure_main(&mut self, event: &Event, at: u64) {
         if event.agent == AgentId::Main && !self.agents.contains_key(&AgentId::Main) {
-            self.open_agent(AgentId::Main, "brood", event, at, None);
+            let name = self.meta.agent.clone();
+            self.open_agent(AgentId::Main, &name, event, at, None);
         }
     }
 

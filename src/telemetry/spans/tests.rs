@@ -16,6 +16,7 @@ fn meta() -> SessionMeta {
         provider: "anthropic".into(),
         model: "claude-sonnet-4-5".into(),
         started_ms: T0,
+        agent: "brood".into(),
     }
 }
 
