@@ -4,6 +4,7 @@
 pub mod app;
 pub mod available;
 mod clipboard;
+mod commands;
 pub mod diff;
 mod export;
 pub mod highlight;
