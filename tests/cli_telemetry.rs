@@ -344,3 +344,50 @@ fn a_codex_rollout_with_a_sub_agent_is_written_as_the_same_tree() {
     assert_eq!(task.name, "execute_tool task");
     assert_eq!(task.parent_span_id, parent.span_id);
 }
+
+/// `[telemetry]` in the user's own brood.toml turns export on; the same
+/// table in a workspace's brood.toml does not, so a cloned repository cannot
+/// send the user's sessions to a server of its choosing.
+#[test]
+fn only_the_user_s_own_config_can_turn_export_on() {
+    let table = |endpoint: &str| format!("[telemetry]\nendpoint = \"{endpoint}\"\n");
+    let run = |sb: &Sandbox| {
+        let script = sb.script(common::two_children());
+        let out = sb.run(&[
+            "run",
+            "--provider",
+            "scripted",
+            "--script",
+            script.to_str().unwrap(),
+            "--no-trace",
+            "where is login?",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    };
+
+    let workspace = Sandbox::new();
+    let (endpoint, received) = collector();
+    workspace.write("brood.toml", &table(&endpoint));
+    run(&workspace);
+    assert!(
+        drain(&received).is_empty(),
+        "a workspace's [telemetry] exported"
+    );
+
+    let user = Sandbox::new();
+    let (endpoint, received) = collector();
+    let dir = user.root.path().join("config/brood");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("brood.toml"), table(&endpoint)).unwrap();
+    run(&user);
+    let spans = drain(&received);
+    assert_eq!(
+        spans
+            .iter()
+            .filter(|s| s.name == "invoke_agent general")
+            .count(),
+        2,
+        "{:?}",
+        spans.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+}
