@@ -64,3 +64,32 @@ fn copy_reaches_the_clipboard_f2_frees_the_mouse_and_export_writes_markdown() {
         "{markdown}"
     );
 }
+
+/// A telemetry backend that is down: the status line says so by itself,
+/// with no key pressed, once the export fails, and the turn was not held up.
+#[test]
+fn a_telemetry_backend_that_is_down_is_a_warning_on_the_status_line() {
+    let sb = Sandbox::new();
+    let script = sb.script(serde_json::json!({"agents": {"main": [
+        {"text": "The answer is 42.", "usage": {"input_tokens": 10, "output_tokens": 2}}
+    ]}}));
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let tmux = Tmux::shell(&sb, 140, 30);
+    tmux.command(&format!(
+        "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:{port} brood --provider scripted --script {}",
+        script.display()
+    ));
+    tmux.wait_for("ask brood", Duration::from_secs(20));
+    tmux.type_text("what is it?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("The answer is", Duration::from_secs(10));
+    tmux.wait_for(
+        "telemetry: spans are not reaching the OTLP endpoint",
+        Duration::from_secs(15),
+    );
+    tmux.keys(&["C-d"]);
+}

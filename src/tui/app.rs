@@ -25,6 +25,8 @@ use crate::protocol::{Loaded, Remembered, SessionInfo};
 
 /// The shortest time between two frames (about 60 frames a second).
 const FRAME: Duration = Duration::from_millis(16);
+/// How often the screen looks at the side warning (see `SessionInfo::side_warning`).
+const SIDE_CHECK: Duration = Duration::from_secs(1);
 /// Spinner speed while something runs.
 const TICK: Duration = Duration::from_millis(100);
 /// Events applied between two looks at the keyboard, so a flood of events never
@@ -263,6 +265,11 @@ impl App {
         let mut last_draw: Option<Instant> = None;
         let mut tick = tokio::time::interval(feed.tick());
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        // Work beside the turns (the telemetry export) changes its warning
+        // on a thread of its own, with no event: looked at once a second.
+        let mut side = tokio::time::interval(SIDE_CHECK);
+        side.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut side_seen = self.state.info.side_warning.get();
         loop {
             let now = Instant::now();
             let due = last_draw.map_or(now, |t| t + FRAME);
@@ -294,6 +301,7 @@ impl App {
             if !animating && let Feed::Replay { last_tick, .. } = feed {
                 *last_tick = Instant::now();
             }
+            let live = matches!(feed, Feed::Live { .. });
             tokio::select! {
                 woke = feed.next() => {
                     match woke {
@@ -326,6 +334,13 @@ impl App {
                         player.advance(wall, &mut self.state);
                     }
                     dirty = true;
+                }
+                _ = side.tick(), if live => {
+                    let said = self.state.info.side_warning.get();
+                    if said != side_seen {
+                        side_seen = said;
+                        dirty = true;
+                    }
                 }
                 _ = tokio::time::sleep_until(due.into()), if dirty => {}
                 _ = &mut stop => return Ok(Exit::Signal),
