@@ -117,15 +117,7 @@ fn a_live_session_exports_its_tree_with_both_children() {
     let (endpoint, received) = collector();
     let script = sb.script(common::two_children());
     let out = sb
-        .command(&[
-            "run",
-            "--provider",
-            "scripted",
-            "--script",
-            script.to_str().unwrap(),
-            "--no-trace",
-            "where is login? SECRET-PROMPT",
-        ])
+        .scripted_run(&script, "where is login? SECRET-PROMPT")
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
         .env("OTEL_SERVICE_NAME", "brood-test")
         .output()
@@ -353,15 +345,10 @@ fn only_the_user_s_own_config_can_turn_export_on() {
     let table = |endpoint: &str| format!("[telemetry]\nendpoint = \"{endpoint}\"\n");
     let run = |sb: &Sandbox| {
         let script = sb.script(common::two_children());
-        let out = sb.run(&[
-            "run",
-            "--provider",
-            "scripted",
-            "--script",
-            script.to_str().unwrap(),
-            "--no-trace",
-            "where is login?",
-        ]);
+        let out = sb
+            .scripted_run(&script, "where is login?")
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     };
 

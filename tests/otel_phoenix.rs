@@ -122,15 +122,7 @@ fn spans_reach_phoenix_as_a_tree_with_their_tokens() {
     sb.write("src/auth.rs", "fn login() {}\n");
     let script = sb.script(common::two_children());
     let out = sb
-        .command(&[
-            "run",
-            "--provider",
-            "scripted",
-            "--script",
-            script.to_str().unwrap(),
-            "--no-trace",
-            "where is login?",
-        ])
+        .scripted_run(&script, "where is login?")
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &server.base)
         .env(
             "OTEL_RESOURCE_ATTRIBUTES",
@@ -211,15 +203,7 @@ fn spans_reach_phoenix_as_a_tree_with_their_tokens() {
 
     // The same live session over gRPC.
     let out = sb
-        .command(&[
-            "run",
-            "--provider",
-            "scripted",
-            "--script",
-            script.to_str().unwrap(),
-            "--no-trace",
-            "where is login?",
-        ])
+        .scripted_run(&script, "where is login?")
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &server.grpc)
         .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
         .env(

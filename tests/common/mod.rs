@@ -54,6 +54,20 @@ impl Sandbox {
         cmd
     }
 
+    /// `brood run --provider scripted --script SCRIPT --no-trace PROMPT`,
+    /// for the caller to add its environment to.
+    pub fn scripted_run(&self, script: &Path, prompt: &str) -> Command {
+        self.command(&[
+            "run",
+            "--provider",
+            "scripted",
+            "--script",
+            script.to_str().unwrap(),
+            "--no-trace",
+            prompt,
+        ])
+    }
+
     pub fn run(&self, args: &[&str]) -> Output {
         self.command(args).output().unwrap()
     }
