@@ -97,7 +97,7 @@ impl Workload {
             w.push(AgentId::Main, EventKind::ToolCall { call_id: call.clone(), name: "task".into(), input: json!({"prompt": "explore", "description": format!("part {n} of the question")}), summary: format!("explore: part {n} of the question") });
             w.push(
                 child,
-                EventKind::SubagentStart {
+                EventKind::SubagentStart(Box::new(brood::event::SubagentStart {
                     parent: AgentId::Main,
                     parent_call_id: call.clone(),
                     profile: "explore".into(),
@@ -109,7 +109,7 @@ impl Workload {
                     token_budget: Some(32_000),
                     context_budget: Some(16_000),
                     color: None,
-                },
+                })),
             );
             for step in 1..=4 {
                 w.push(

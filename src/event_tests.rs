@@ -70,7 +70,7 @@ fn wire_names_are_the_serialized_tags() {
             server: "docs".into(),
             error: "the server has stopped".into(),
         },
-        EventKind::SubagentStart {
+        EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
             parent: AgentId::Main,
             parent_call_id: "c".into(),
             profile: "explore".into(),
@@ -82,7 +82,7 @@ fn wire_names_are_the_serialized_tags() {
             token_budget: None,
             context_budget: None,
             color: None,
-        },
+        })),
         EventKind::SubagentEnd {
             reason: TerminalReason::Completed,
             summary: "s".into(),

@@ -231,7 +231,7 @@ impl TextPrinter {
             | EventKind::ApprovalRequested { .. }
             | EventKind::PermissionDecision { .. }
             | EventKind::Error { .. }
-            | EventKind::SubagentStart { .. }
+            | EventKind::SubagentStart(_)
             | EventKind::SubagentEnd { .. } => {}
         }
     }
@@ -241,13 +241,12 @@ impl TextPrinter {
     fn format_child(&mut self, event: &Event, out: &mut String) {
         let id = event.agent;
         match &event.kind {
-            EventKind::SubagentStart {
-                profile,
-                description,
-                ..
-            } => self.line(
+            EventKind::SubagentStart(start) => self.line(
                 out,
-                &format!("[Subagent started] {id} {profile}: {description}"),
+                &format!(
+                    "[Subagent started] {id} {}: {}",
+                    start.profile, start.description
+                ),
             ),
             EventKind::ToolResult { name, content, .. } => {
                 let flat = flatten_head(content, CHILD_OUTPUT_CHARS);

@@ -283,7 +283,7 @@ impl Launcher {
         let bus = &self.parts.bus;
         bus.publish(
             child,
-            EventKind::SubagentStart {
+            EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
                 parent,
                 parent_call_id: parent_call_id.to_string(),
                 profile: profile.name.clone(),
@@ -295,7 +295,7 @@ impl Launcher {
                 token_budget: profile.token_budget,
                 context_budget: profile.context_budget,
                 color: profile.color.clone(),
-            },
+            })),
         );
         bus.publish(
             child,

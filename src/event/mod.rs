@@ -205,6 +205,32 @@ impl fmt::Display for TerminalReason {
     }
 }
 
+/// What a `subagent_start` event tells: who started the child, with which
+/// profile and model, for what, and within which limits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubagentStart {
+    /// The agent whose `task` call started it.
+    pub parent: AgentId,
+    pub parent_call_id: String,
+    pub profile: String,
+    /// `light` or `main`: the model that actually runs.
+    pub model: String,
+    pub model_name: String,
+    pub description: String,
+    pub prompt: String,
+    /// The profile's limits, so a viewer can draw gauges without the profile.
+    #[serde(default)]
+    pub max_steps: Option<u32>,
+    #[serde(default)]
+    pub token_budget: Option<u64>,
+    #[serde(default)]
+    pub context_budget: Option<u64>,
+    /// The color its profile asks for its id on screen (an agent file's
+    /// `color`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+}
+
 /// What happened. Serialized with a `type` tag next to `seq`, `t_ms` and `agent`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -345,29 +371,10 @@ pub enum EventKind {
     Interrupted {},
     /// `/model` chose another model for the next turns.
     ModelChanged { slot: ModelSlot, model: String },
-    /// A child agent started (published under the child's id).
-    SubagentStart {
-        /// The agent whose `task` call started it.
-        parent: AgentId,
-        parent_call_id: String,
-        profile: String,
-        /// `light` or `main`: the model that actually runs.
-        model: String,
-        model_name: String,
-        description: String,
-        prompt: String,
-        /// The profile's limits, so a viewer can draw gauges without the profile.
-        #[serde(default)]
-        max_steps: Option<u32>,
-        #[serde(default)]
-        token_budget: Option<u64>,
-        #[serde(default)]
-        context_budget: Option<u64>,
-        /// The color its profile asks for its id on screen (an agent file's
-        /// `color`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        color: Option<String>,
-    },
+    /// A child agent started (published under the child's id). Boxed: it is
+    /// the largest event by far and one of the rarest, and every event is as
+    /// big as the largest kind.
+    SubagentStart(Box<SubagentStart>),
     /// A child agent ended (published under the child's id).
     SubagentEnd {
         reason: TerminalReason,
@@ -407,7 +414,7 @@ impl EventKind {
             EventKind::Retry { .. } => "retry",
             EventKind::Interrupted {} => "interrupted",
             EventKind::ModelChanged { .. } => "model_changed",
-            EventKind::SubagentStart { .. } => "subagent_start",
+            EventKind::SubagentStart(_) => "subagent_start",
             EventKind::SubagentEnd { .. } => "subagent_end",
         }
     }
@@ -452,13 +459,9 @@ impl EventKind {
                 clean(command);
                 clean(message);
             }
-            EventKind::SubagentStart {
-                description,
-                prompt,
-                ..
-            } => {
-                clean(description);
-                clean(prompt);
+            EventKind::SubagentStart(start) => {
+                clean(&mut start.description);
+                clean(&mut start.prompt);
             }
             EventKind::SubagentEnd { summary, .. } => clean(summary),
             EventKind::McpServerDown { error, .. } => clean(error),

@@ -270,8 +270,10 @@ fn take(summary: &mut TraceSummary, models: &mut Models, peek: &Peek<'_>, line: 
     match (&*peek.kind, main) {
         ("subagent_start", _) => {
             summary.children += 1;
-            if let Some(EventKind::SubagentStart { model_name, .. }) = full() {
-                models.children.insert(peek.agent.to_string(), model_name);
+            if let Some(EventKind::SubagentStart(start)) = full() {
+                models
+                    .children
+                    .insert(peek.agent.to_string(), start.model_name);
             }
         }
         ("user_message", true) => {

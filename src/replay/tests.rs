@@ -45,7 +45,7 @@ fn user(seq: u64, agent: AgentId, text: &str) -> Event {
 }
 
 fn start(seq: u64, n: u32) -> Event {
-    let kind = EventKind::SubagentStart {
+    let kind = EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
         parent: AgentId::Main,
         parent_call_id: format!("c{n}"),
         profile: "explore".into(),
@@ -57,7 +57,7 @@ fn start(seq: u64, n: u32) -> Event {
         token_budget: None,
         context_budget: None,
         color: None,
-    };
+    }));
     event(seq, seq * 100, AgentId::Sub(n), kind)
 }
 

@@ -41,7 +41,7 @@ async fn stopping_one_child_leaves_its_sibling_and_the_parent_going() {
     } = start(dir.path(), &script);
     ops.send(Op::UserMessage("look".into())).unwrap();
     next_matching(&mut events, |e| {
-        e.agent == AgentId::Sub(2) && matches!(e.kind, EventKind::SubagentStart { .. })
+        e.agent == AgentId::Sub(2) && matches!(e.kind, EventKind::SubagentStart(_))
     })
     .await;
     ops.send(Op::StopChild(AgentId::Sub(1))).unwrap();

@@ -287,7 +287,7 @@ pub fn rebuild(events: &[Event]) -> Vec<Message> {
             | EventKind::Error { .. }
             | EventKind::Retry { .. }
             | EventKind::Interrupted {}
-            | EventKind::SubagentStart { .. }
+            | EventKind::SubagentStart(_)
             | EventKind::SubagentEnd { .. } => {}
         }
     }

@@ -48,7 +48,7 @@ fn state() -> State {
         ),
         (
             AgentId::Sub(1),
-            EventKind::SubagentStart {
+            EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
                 parent: AgentId::Main,
                 parent_call_id: "t1".into(),
                 profile: "explore".into(),
@@ -60,7 +60,7 @@ fn state() -> State {
                 token_budget: None,
                 context_budget: None,
                 color: None,
-            },
+            })),
         ),
         (
             AgentId::Sub(1),

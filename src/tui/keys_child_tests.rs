@@ -38,7 +38,7 @@ fn two_children() -> State {
     for n in 1..=2 {
         apply(
             AgentId::Sub(n),
-            EventKind::SubagentStart {
+            EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
                 parent: AgentId::Main,
                 parent_call_id: format!("t{n}"),
                 profile: "explore".into(),
@@ -50,7 +50,7 @@ fn two_children() -> State {
                 token_budget: None,
                 context_budget: None,
                 color: None,
-            },
+            })),
         );
     }
     apply(AgentId::Sub(2), ended());

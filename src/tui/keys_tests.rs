@@ -163,7 +163,7 @@ fn brackets_in_a_transcript_move_to_the_next_childs_transcript() {
             seq: 10 + u64::from(n),
             t_ms: 0,
             agent: AgentId::Sub(n),
-            kind: EventKind::SubagentStart {
+            kind: EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
                 parent: AgentId::Main,
                 parent_call_id: format!("t{n}"),
                 profile: "explore".into(),
@@ -175,7 +175,7 @@ fn brackets_in_a_transcript_move_to_the_next_childs_transcript() {
                 token_budget: None,
                 context_budget: None,
                 color: None,
-            },
+            })),
         });
     }
     let mut ui = Ui::new();

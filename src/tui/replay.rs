@@ -280,7 +280,7 @@ impl Player {
         let is_boundary = |e: &Event| {
             matches!(
                 e.kind,
-                EventKind::SubagentStart { .. } | EventKind::SubagentEnd { .. }
+                EventKind::SubagentStart(_) | EventKind::SubagentEnd { .. }
             )
         };
         if forward {
@@ -399,7 +399,7 @@ mod tests {
         let mut t = 0;
         for n in 1..=children {
             for kind in [
-                EventKind::SubagentStart {
+                EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
                     parent: AgentId::Main,
                     parent_call_id: format!("c{n}"),
                     profile: "explore".into(),
@@ -411,7 +411,7 @@ mod tests {
                     token_budget: None,
                     context_budget: None,
                     color: None,
-                },
+                })),
                 EventKind::TextDelta {
                     text: "thinking".into(),
                 },

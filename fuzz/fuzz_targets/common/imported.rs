@@ -49,8 +49,8 @@ pub fn assert_well_formed(imported: &Imported) {
             1,
             "sub-{n} ends more than once: {kinds:?}"
         );
-        if let EventKind::SubagentStart { parent, .. } = &lane[0].kind {
-            match parent {
+        if let EventKind::SubagentStart(start) = &lane[0].kind {
+            match &start.parent {
                 AgentId::Main => {}
                 AgentId::Sub(p) => assert!(p < n, "sub-{n} names sub-{p} as its parent"),
             }
@@ -59,7 +59,7 @@ pub fn assert_well_formed(imported: &Imported) {
 }
 
 fn is_start(e: &Event) -> bool {
-    matches!(e.kind, EventKind::SubagentStart { .. })
+    matches!(e.kind, EventKind::SubagentStart(_))
 }
 
 fn is_end(e: &Event) -> bool {

@@ -324,7 +324,7 @@ async fn explore_runs_on_the_light_model_when_one_is_set() {
     let starts: Vec<String> = drain(&mut w.events)
         .into_iter()
         .filter_map(|e| match e.kind {
-            EventKind::SubagentStart { model, .. } => Some(model),
+            EventKind::SubagentStart(start) => Some(start.model),
             _ => None,
         })
         .collect();
@@ -424,7 +424,7 @@ async fn the_parallel_limit_queues_children() {
     let order: Vec<(AgentId, &'static str)> = drain(&mut w.events)
         .into_iter()
         .filter_map(|e| match e.kind {
-            EventKind::SubagentStart { .. } => Some((e.agent, "start")),
+            EventKind::SubagentStart(_) => Some((e.agent, "start")),
             EventKind::SubagentEnd { .. } => Some((e.agent, "end")),
             _ => None,
         })

@@ -27,7 +27,7 @@ mod tools;
 
 use ids::{bump, span_id, to_i64, trace_id, usage_attrs};
 
-use crate::event::{AgentId, Event, EventKind, TerminalReason, Usage};
+use crate::event::{AgentId, Event, EventKind, SubagentStart, TerminalReason, Usage};
 use crate::protocol::PriceTable;
 
 /// One finished span, in brood's words; `otlp.rs` turns it into the SDK's.
@@ -265,44 +265,7 @@ impl Mapper {
                     done.push(span);
                 }
             }
-            EventKind::SubagentStart {
-                parent,
-                parent_call_id,
-                profile,
-                model_name,
-                description,
-                prompt,
-                max_steps,
-                token_budget,
-                context_budget,
-                ..
-            } => {
-                let under = self
-                    .tasks
-                    .get(&(*parent, parent_call_id.clone()))
-                    .copied()
-                    .or_else(|| self.agents.get(parent).map(|a| a.span.id));
-                self.open_agent(agent, profile, event, at, under);
-                if let Some(a) = self.agents.get_mut(&agent) {
-                    let attrs = &mut a.span.attributes;
-                    attrs.push(("gen_ai.request.model", Attr::Str(model_name.clone())));
-                    attrs.push(("brood.parent.call_id", Attr::Str(parent_call_id.clone())));
-                    for (key, limit) in [
-                        ("brood.budget.max_steps", max_steps.map(u64::from)),
-                        ("brood.budget.tokens", *token_budget),
-                        ("brood.budget.context", *context_budget),
-                    ] {
-                        if let Some(limit) = limit {
-                            attrs.push((key, Attr::Int(to_i64(limit))));
-                        }
-                    }
-                    if self.content == Content::Captured {
-                        attrs.push(("gen_ai.agent.description", Attr::Str(description.clone())));
-                        let input = json!([{"role": "user", "parts": [{"type": "text", "content": prompt}]}]);
-                        attrs.push(("gen_ai.input.messages", Attr::Str(input.to_string())));
-                    }
-                }
-            }
+            EventKind::SubagentStart(start) => self.child_started(agent, start, event, at),
             EventKind::SubagentEnd {
                 reason,
                 summary,
@@ -382,6 +345,43 @@ impl Mapper {
         if event.agent == AgentId::Main && !self.agents.contains_key(&AgentId::Main) {
             let name = self.meta.agent.clone();
             self.open_agent(AgentId::Main, &name, event, at, None);
+        }
+    }
+
+    /// A child's `invoke_agent` span, opened under the parent's `task` call.
+    fn child_started(&mut self, agent: AgentId, start: &SubagentStart, event: &Event, at: u64) {
+        let under = self
+            .tasks
+            .get(&(start.parent, start.parent_call_id.clone()))
+            .copied()
+            .or_else(|| self.agents.get(&start.parent).map(|a| a.span.id));
+        self.open_agent(agent, &start.profile, event, at, under);
+        let Some(a) = self.agents.get_mut(&agent) else {
+            return;
+        };
+        let attrs = &mut a.span.attributes;
+        attrs.push(("gen_ai.request.model", Attr::Str(start.model_name.clone())));
+        attrs.push((
+            "brood.parent.call_id",
+            Attr::Str(start.parent_call_id.clone()),
+        ));
+        for (key, limit) in [
+            ("brood.budget.max_steps", start.max_steps.map(u64::from)),
+            ("brood.budget.tokens", start.token_budget),
+            ("brood.budget.context", start.context_budget),
+        ] {
+            if let Some(limit) = limit {
+                attrs.push((key, Attr::Int(to_i64(limit))));
+            }
+        }
+        if self.content == Content::Captured {
+            attrs.push((
+                "gen_ai.agent.description",
+                Attr::Str(start.description.clone()),
+            ));
+            let input =
+                json!([{"role": "user", "parts": [{"type": "text", "content": start.prompt}]}]);
+            attrs.push(("gen_ai.input.messages", Attr::Str(input.to_string())));
         }
     }
 

@@ -75,7 +75,7 @@ pub(crate) fn session() -> Vec<Event> {
         (
             902,
             sub,
-            EventKind::SubagentStart {
+            EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
                 parent: main,
                 parent_call_id: "t1".into(),
                 profile: "explore".into(),
@@ -87,7 +87,7 @@ pub(crate) fn session() -> Vec<Event> {
                 token_budget: Some(32_000),
                 context_budget: None,
                 color: None,
-            },
+            })),
         ),
         (
             903,

@@ -146,7 +146,7 @@ impl LaneBuf {
                 | EventKind::Error { .. }
                 | EventKind::Retry { .. }
                 | EventKind::Interrupted {}
-                | EventKind::SubagentStart { .. }
+                | EventKind::SubagentStart(_)
                 | EventKind::SubagentEnd { .. } => {}
             }
         }

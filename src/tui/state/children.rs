@@ -4,37 +4,14 @@
 
 use std::sync::Arc;
 
+use crate::event::SubagentStart;
+
 use super::*;
 
 impl State {
     pub(super) fn apply_child(&mut self, event: &Event) {
-        if let EventKind::SubagentStart {
-            parent_call_id,
-            profile,
-            model,
-            model_name,
-            description,
-            max_steps,
-            token_budget,
-            context_budget,
-            color,
-            ..
-        } = &event.kind
-        {
-            self.start_child(
-                event,
-                parent_call_id,
-                profile,
-                model,
-                model_name,
-                description,
-                *max_steps,
-                *token_budget,
-                *context_budget,
-            );
-            if let Some(child) = self.children.last_mut() {
-                child.color = color.clone();
-            }
+        if let EventKind::SubagentStart(start) = &event.kind {
+            self.start_child(event, start);
             return;
         }
         let Some(&index) = self.child_index.get(&event.agent) else {
@@ -172,7 +149,7 @@ impl State {
             | EventKind::ApprovalRequested { .. }
             | EventKind::Retry { .. }
             | EventKind::McpServerDown { .. }
-            | EventKind::SubagentStart { .. }
+            | EventKind::SubagentStart(_)
             | EventKind::PromptContext { .. }
             | EventKind::Compacted { .. }
             | EventKind::ThinkingDelta { .. }
@@ -186,34 +163,23 @@ impl State {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn start_child(
-        &mut self,
-        event: &Event,
-        parent_call_id: &str,
-        profile: &str,
-        model: &str,
-        model_name: &str,
-        description: &str,
-        max_steps: Option<u32>,
-        token_budget: Option<u64>,
-        context_budget: Option<u64>,
-    ) {
+    fn start_child(&mut self, event: &Event, start: &SubagentStart) {
         let child = Child {
             id: event.agent,
-            profile: profile.to_string(),
-            color: None,
-            description: description.to_string(),
-            model: model.to_string(),
-            model_name: model_name.to_string(),
+            profile: start.profile.clone(),
+            color: start.color.clone(),
+            description: start.description.clone(),
+            model: start.model.clone(),
+            model_name: start.model_name.clone(),
             status: ChildStatus::Running,
             reason: None,
             steps: 0,
-            max_steps,
+            max_steps: start.max_steps,
             tokens: 0,
             cost: None,
-            token_budget,
+            token_budget: start.token_budget,
             context_tokens: 0,
-            context_budget,
+            context_budget: start.context_budget,
             started_ms: event.t_ms,
             ended_ms: None,
             turn: self.turn,
@@ -224,7 +190,7 @@ impl State {
         self.child_index.insert(event.agent, self.children.len());
         self.children.push(child);
         let id = event.agent;
-        self.update_call(parent_call_id, |cell| {
+        self.update_call(&start.parent_call_id, |cell| {
             if let EntryKind::Task(task) = cell {
                 task.child = Some(id);
             }

@@ -227,7 +227,7 @@ impl State {
             | EventKind::McpServerDown { .. }
             | EventKind::TurnEnd { .. }
             | EventKind::Interrupted {}
-            | EventKind::SubagentStart { .. }
+            | EventKind::SubagentStart(_)
             | EventKind::SubagentEnd { .. } => {}
         }
     }
@@ -377,7 +377,7 @@ impl State {
             | EventKind::PromptContext { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::Retry { .. }
-            | EventKind::SubagentStart { .. }
+            | EventKind::SubagentStart(_)
             | EventKind::SubagentEnd { .. } => {}
         }
     }

@@ -45,7 +45,7 @@ impl Mark {
             | EventKind::Interrupted {}
             | EventKind::McpServerDown { .. } => Mark::Alarm,
             EventKind::Retry { .. } | EventKind::ApprovalRequested { .. } => Mark::Waiting,
-            EventKind::SubagentStart { .. } | EventKind::SubagentEnd { .. } => Mark::Boundary,
+            EventKind::SubagentStart(_) | EventKind::SubagentEnd { .. } => Mark::Boundary,
             EventKind::Resumed { .. } | EventKind::Compacted { .. } => Mark::Boundary,
             EventKind::UserMessage { .. }
             | EventKind::ModelChanged { .. }
@@ -185,11 +185,9 @@ fn timeline_detail(kind: &EventKind) -> String {
             ..
         } => format!("{attempt}/{max_attempts} in {wait_ms} ms"),
         EventKind::Interrupted {} => String::new(),
-        EventKind::SubagentStart {
-            profile,
-            description,
-            ..
-        } => format!("{profile}: {}", short(description)),
+        EventKind::SubagentStart(start) => {
+            format!("{}: {}", start.profile, short(&start.description))
+        }
         EventKind::SubagentEnd {
             reason,
             steps,

@@ -26,7 +26,7 @@ pub(super) fn child_start(
     let model_name = transcript.and_then(|c| c.model.clone());
     let mut head = vec![Pending::new(
         task.ts,
-        EventKind::SubagentStart {
+        EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
             parent: AgentId::Main,
             parent_call_id: task.call_id.clone(),
             profile: text("subagent_type")
@@ -47,7 +47,7 @@ pub(super) fn child_start(
             token_budget: None,
             context_budget: None,
             color: None,
-        },
+        })),
     )];
     if prompt.is_none() {
         head.push(Pending::new(

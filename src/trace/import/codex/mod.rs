@@ -401,7 +401,7 @@ fn child_lane(
     let stats = buf.stats();
     let mut head = vec![Pending::new(
         start_ts,
-        EventKind::SubagentStart {
+        EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
             parent,
             parent_call_id: spawn.map(|s| s.call_id.clone()).unwrap_or_default(),
             profile: thread
@@ -418,7 +418,7 @@ fn child_lane(
             token_budget: None,
             context_budget: None,
             color: None,
-        },
+        })),
     )];
     let end_ts = last_ts
         .or(buf.last_ts())

@@ -150,7 +150,7 @@ impl ChildRec {
         };
         let mut head = vec![Pending::new(
             self.start_ts,
-            EventKind::SubagentStart {
+            EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
                 parent,
                 parent_call_id: self.call_id.clone(),
                 profile: first_str(start, &["profile", "subagent_type", "agent_type"])
@@ -170,7 +170,7 @@ impl ChildRec {
                 context_budget: u64_at(start, "context_budget")
                     .or_else(|| u64_at(start, "context_token_budget")),
                 color: None,
-            },
+            })),
         )];
         let has_prompt = buf
             .iter()

@@ -89,17 +89,18 @@ fn task_calls_become_child_lanes_in_call_order() {
     let starts: Vec<_> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::SubagentStart {
-                parent,
-                parent_call_id,
-                profile,
-                model,
-                model_name,
-                description,
-                prompt,
-                max_steps,
-                ..
-            } => {
+            EventKind::SubagentStart(start) => {
+                let crate::event::SubagentStart {
+                    parent,
+                    parent_call_id,
+                    profile,
+                    model,
+                    model_name,
+                    description,
+                    prompt,
+                    max_steps,
+                    ..
+                } = &**start;
                 assert_eq!(*parent, AgentId::Main);
                 assert_eq!(model, "main");
                 assert!(max_steps.is_none());
@@ -216,7 +217,7 @@ fn children_interleave_with_each_other_and_sit_inside_their_calls() {
     };
     let start = |n| {
         position(events, |e| {
-            e.agent == AgentId::Sub(n) && matches!(e.kind, EventKind::SubagentStart { .. })
+            e.agent == AgentId::Sub(n) && matches!(e.kind, EventKind::SubagentStart(_))
         })
     };
     let end = |n| {

@@ -73,9 +73,10 @@ fn links_fall_back_to_the_prompt_and_ignore_other_sessions() {
     assert!(sub1.iter().any(
         |e| matches!(&e.kind, EventKind::AssistantMessage { text, .. } if text == "12 TODOs")
     ));
-    let EventKind::SubagentStart { profile, .. } = &sub1[0].kind else {
+    let EventKind::SubagentStart(start) = &sub1[0].kind else {
         panic!("{sub1:?}");
     };
+    let crate::event::SubagentStart { profile, .. } = &**start;
     assert_eq!(profile, "general", "no subagent_type given");
     assert!(imported.notes.is_empty(), "{:?}", imported.notes);
 }

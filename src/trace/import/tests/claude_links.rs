@@ -240,7 +240,7 @@ fn children_are_read_from_progress_lines_when_no_transcript_file_exists() {
     assert_eq!(imported.skipped.get("progress"), Some(&2));
     // Both children run at once, inside their calls.
     let start2 = position(events, |e| {
-        e.agent == AgentId::Sub(2) && matches!(e.kind, EventKind::SubagentStart { .. })
+        e.agent == AgentId::Sub(2) && matches!(e.kind, EventKind::SubagentStart(_))
     });
     let end1 = position(events, |e| {
         e.agent == AgentId::Sub(1) && matches!(e.kind, EventKind::SubagentEnd { .. })

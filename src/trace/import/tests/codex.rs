@@ -179,14 +179,15 @@ pub(super) fn ends_of(events: &[&Event]) -> (String, String, String, String, Str
     let start = events
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::SubagentStart {
-                parent,
-                parent_call_id,
-                profile,
-                description,
-                model_name,
-                ..
-            } => {
+            EventKind::SubagentStart(start) => {
+                let crate::event::SubagentStart {
+                    parent,
+                    parent_call_id,
+                    profile,
+                    description,
+                    model_name,
+                    ..
+                } = &**start;
                 assert_eq!(*parent, AgentId::Main);
                 Some((
                     parent_call_id.clone(),

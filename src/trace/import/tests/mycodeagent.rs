@@ -49,16 +49,16 @@ fn a_child_trace_becomes_a_lane_tied_to_its_task_call() {
             "subagent_end",
         ]
     );
-    let EventKind::SubagentStart {
+    let EventKind::SubagentStart(start) = &sub1[0].kind else {
+        panic!("{sub1:?}");
+    };
+    let crate::event::SubagentStart {
         parent_call_id,
         profile,
         model,
         model_name,
         ..
-    } = &sub1[0].kind
-    else {
-        panic!("{sub1:?}");
-    };
+    } = &**start;
     assert_eq!(
         (
             parent_call_id.as_str(),
@@ -287,7 +287,10 @@ fn cycles_between_traces_end_instead_of_looping() {
         .events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::SubagentStart { parent, .. } => Some((e.agent, *parent)),
+            EventKind::SubagentStart(start) => {
+                let crate::event::SubagentStart { parent, .. } = &**start;
+                Some((e.agent, *parent))
+            }
             _ => None,
         })
         .collect();

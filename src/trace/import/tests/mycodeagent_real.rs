@@ -163,7 +163,10 @@ fn masked_call_ids_come_back_from_the_transcript() {
         "{events:?}"
     );
     let start = events.iter().find_map(|e| match &e.kind {
-        EventKind::SubagentStart { parent_call_id, .. } => Some(parent_call_id.as_str()),
+        EventKind::SubagentStart(start) => {
+            let crate::event::SubagentStart { parent_call_id, .. } = &**start;
+            Some(parent_call_id.as_str())
+        }
         _ => None,
     });
     assert_eq!(start, Some("call_00_Tk7Qm2"));
@@ -268,7 +271,10 @@ fn the_task_description_and_prompt_come_from_its_call() {
         imported.header.cwd
     );
     let sub1 = of(&imported.events, AgentId::Sub(1));
-    let EventKind::SubagentStart {
+    let EventKind::SubagentStart(start) = &sub1[0].kind else {
+        panic!("{sub1:?}");
+    };
+    let crate::event::SubagentStart {
         profile,
         model,
         model_name,
@@ -278,10 +284,7 @@ fn the_task_description_and_prompt_come_from_its_call() {
         token_budget,
         context_budget,
         ..
-    } = &sub1[0].kind
-    else {
-        panic!("{sub1:?}");
-    };
+    } = &**start;
     assert_eq!(description, "find retry limit");
     assert_eq!(
         prompt,
@@ -409,17 +412,17 @@ fn a_child_without_a_task_call_and_a_gate_that_kept_blocking() {
         ]
     );
     let sub1 = of(&imported.events, AgentId::Sub(1));
-    let EventKind::SubagentStart {
+    let EventKind::SubagentStart(start) = &sub1[0].kind else {
+        panic!("{sub1:?}");
+    };
+    let crate::event::SubagentStart {
         parent_call_id,
         profile,
         description,
         prompt,
         token_budget,
         ..
-    } = &sub1[0].kind
-    else {
-        panic!("{sub1:?}");
-    };
+    } = &**start;
     assert_eq!(
         (
             parent_call_id.as_str(),

@@ -65,17 +65,17 @@ fn a_transcript_tells_the_session_its_trace_tells_but_for_tokens() {
     assert_eq!(count(events, AgentId::Main, "model_request"), 4);
     assert_eq!(count(events, AgentId::Sub(1), "tool_call"), 3);
     assert_eq!(count(events, AgentId::Sub(1), "hook_continue"), 1);
-    let EventKind::SubagentStart {
+    let EventKind::SubagentStart(start) = &sub1[0].kind else {
+        panic!("{sub1:?}");
+    };
+    let crate::event::SubagentStart {
         parent_call_id,
         description,
         prompt,
         profile,
         model,
         ..
-    } = &sub1[0].kind
-    else {
-        panic!("{sub1:?}");
-    };
+    } = &**start;
     assert_eq!(
         (
             parent_call_id.as_str(),

@@ -173,7 +173,7 @@ impl Script {
         description: &str,
     ) -> &mut Self {
         let explore = profile == "explore";
-        let kind = EventKind::SubagentStart {
+        let kind = EventKind::SubagentStart(Box::new(crate::event::SubagentStart {
             parent: MAIN,
             parent_call_id: call_id.into(),
             profile: profile.into(),
@@ -190,7 +190,7 @@ impl Script {
             token_budget: explore.then_some(32_000),
             context_budget: explore.then_some(16_000),
             color: None,
-        };
+        }));
         self.push(t, sub(n), kind);
         self.user(
             t,

@@ -130,10 +130,10 @@ fn title_counts_mcp_servers_and_the_ones_down_in_red() {
 fn a_child_s_id_has_its_profile_s_color() {
     let mut script = three_children();
     for event in &mut script.events {
-        if let crate::event::EventKind::SubagentStart { color, .. } = &mut event.kind
+        if let crate::event::EventKind::SubagentStart(start) = &mut event.kind
             && event.agent == crate::event::AgentId::Sub(1)
         {
-            *color = Some("green".into());
+            start.color = Some("green".into());
         }
     }
     let state = script.state(12_000);
