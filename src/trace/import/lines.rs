@@ -60,6 +60,12 @@ impl<C> Fed<C> {
     }
 }
 
+/// What each open file reads at a time. A follower keeps a reader open on
+/// the session file and on every subagent transcript (40 in a big session),
+/// each holding its buffer for as long as it follows: 64 KiB reads a big
+/// file as fast as more does and keeps those buffers to a few MB in all.
+const READ_BUFFER_BYTES: usize = 64 * 1024;
+
 /// Streams the JSON values of a JSONL file. Lines are read as bytes, so a line
 /// that is not UTF-8 is one bad line, not an I/O failure of the whole import.
 pub(crate) struct JsonLines {
@@ -82,7 +88,7 @@ impl JsonLines {
         })?;
         Ok(JsonLines {
             path: path.to_path_buf(),
-            reader: BufReader::with_capacity(256 * 1024, file),
+            reader: BufReader::with_capacity(READ_BUFFER_BYTES, file),
             buf: Vec::new(),
             line_no: 0,
             partial: Vec::new(),

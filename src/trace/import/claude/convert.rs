@@ -16,6 +16,7 @@ use super::super::live::Ending;
 use super::super::timeline::LaneBuf;
 use super::blocks::{content_blocks, usage_growth, usage_of};
 use super::harness::OpenNote;
+use super::{Key, key};
 use crate::event::{EventKind, TerminalReason, Usage};
 use crate::protocol::TASK_TOOL;
 
@@ -87,9 +88,11 @@ pub(super) struct Converter {
     /// message is complete (after its calls, as brood's own loop orders them).
     pub(super) held: Vec<(Value, Option<i64>)>,
     /// The usage shown so far per message id.
-    pub(super) counted: HashMap<String, Usage>,
-    pub(super) seen: HashSet<String>,
-    pub(super) calls: HashMap<String, (String, Option<i64>)>,
+    pub(super) counted: HashMap<Key, Usage>,
+    /// The uuids of the lines read.
+    pub(super) seen: HashSet<Key>,
+    /// Each call's tool name and time, by call id.
+    pub(super) calls: HashMap<Key, (String, Option<i64>)>,
     pub(super) step: u32,
     pub(super) turn: Option<Turn>,
     /// The last message asked for no tools: the agent is waiting for the user.
@@ -176,7 +179,7 @@ impl Converter {
         }
         // Claude Code may log a message twice (resumed sessions); once is enough.
         if let Some(uuid) = str_at(line, "uuid")
-            && !self.seen.insert(uuid.to_string())
+            && !self.seen.insert(key(uuid))
         {
             report.skip(format!("{kind} (repeated uuid)"));
             return;
@@ -225,7 +228,7 @@ impl Converter {
         if self.open.as_ref().is_some_and(|m| m.id != id) {
             self.flush();
         }
-        if self.open.is_none() && self.counted.contains_key(&id) {
+        if self.open.is_none() && self.counted.contains_key(&key(&id)) {
             self.late_blocks(&id, message, &blocks, ts, report);
             return;
         }
@@ -275,9 +278,10 @@ impl Converter {
             }
         }
         let mut growth = Usage::default();
-        if let (Some(now), Some(counted)) =
-            (usage_of(message.get("usage")), self.counted.get_mut(id))
-        {
+        if let (Some(now), Some(counted)) = (
+            usage_of(message.get("usage")),
+            self.counted.get_mut(&key(id)),
+        ) {
             growth = usage_growth(&now, counted);
             *counted = now;
         }
@@ -362,7 +366,7 @@ impl Converter {
         for (id, name, input, ts) in open.tool_uses {
             self.call(id, name, input, ts);
         }
-        self.counted.insert(open.id, open.usage);
+        self.counted.insert(key(&open.id), open.usage);
         for (line, ts) in std::mem::take(&mut self.held) {
             self.results(&line, ts);
         }
@@ -373,7 +377,7 @@ impl Converter {
         // The screen draws brood's `task` tool as a task cell; Claude Code's
         // subagent tool is the same thing under another name.
         let name = if task { TASK_TOOL.to_string() } else { name };
-        self.calls.insert(call_id.clone(), (name.clone(), ts));
+        self.calls.insert(key(&call_id), (name.clone(), ts));
         // Only a call that starts a child keeps its input beside the event.
         let task_input = (task && self.main).then(|| input.clone());
         let call_idx = self.buf.push(

@@ -73,7 +73,9 @@ static LINE_FIELDS: Prune = Prune {
     ],
 };
 
+use std::hash::{BuildHasher, RandomState};
 use std::path::Path;
+use std::sync::OnceLock;
 
 use super::lines::JsonLines;
 use super::lines::Reading;
@@ -88,6 +90,22 @@ use convert::{Converter, TaskCall};
 use lane::{Transcript, child_end, child_start};
 use rewind::{Abandoned, Fold, Tree};
 use std::collections::HashSet;
+
+/// An id (`uuid`, message id, call id) or a timestamp as the importer keeps
+/// it to look it up or compare it later: a keyed 64-bit hash.
+///
+/// A follower keeps what it knows of every line it has read (the rewind
+/// tree, the uuids seen, the usage per message, the calls made), so it holds
+/// a number per line, not the line's ids and times as text: the text was
+/// most of what a bare call cost to follow. The key is random per process,
+/// so no file can be written to make two ids collide; a chance collision of
+/// 64-bit hashes within one session is negligible.
+type Key = u64;
+
+fn key(text: &str) -> Key {
+    static HASHER: OnceLock<RandomState> = OnceLock::new();
+    HASHER.get_or_init(RandomState::new).hash_one(text)
+}
 
 /// Imports a Claude Code session file with its subagents' transcripts.
 pub fn import(path: &Path) -> Result<Imported, ImportError> {

@@ -24,6 +24,7 @@ use super::super::lines::{bool_at, str_at};
 use super::blocks::first_line;
 use super::convert::Converter;
 use super::harness::is_note;
+use super::{Key, key};
 use crate::event::EventKind;
 use crate::text::count;
 
@@ -31,9 +32,9 @@ use crate::text::count;
 #[derive(Debug, Default)]
 pub(super) struct Tree {
     nodes: Vec<Node>,
-    index: HashMap<String, usize>,
+    index: HashMap<Key, usize>,
     /// The first prompt under each parent line, with when it was written.
-    first_prompts: HashMap<Option<String>, Option<String>>,
+    first_prompts: HashMap<Option<Key>, Option<Key>>,
     /// Whether a parent has prompts written apart: without such a branch
     /// point nothing is abandoned, which a follower asks after every read.
     branched: bool,
@@ -41,16 +42,18 @@ pub(super) struct Tree {
 
 #[derive(Debug)]
 struct Node {
-    parent: Option<String>,
+    /// The line's own `uuid`, whose branch [`Abandoned`] tells.
+    id: Key,
+    parent: Option<Key>,
     prompt: bool,
     conversational: bool,
-    ts: Option<String>,
+    ts: Option<Key>,
 }
 
 /// Which lines are abandoned, by `uuid`, each with the number of its branch.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Abandoned {
-    branch: HashMap<String, usize>,
+    branch: HashMap<Key, usize>,
 }
 
 impl Abandoned {
@@ -64,7 +67,7 @@ impl Abandoned {
         if self.branch.is_empty() || bool_at(line, "isSidechain") {
             return None;
         }
-        self.branch.get(str_at(line, "uuid")?).copied()
+        self.branch.get(&key(str_at(line, "uuid")?)).copied()
     }
 
     /// Whether a line that no branch abandoned goes on with the conversation
@@ -82,7 +85,8 @@ impl Tree {
         let (Some(uuid), false) = (str_at(line, "uuid"), bool_at(line, "isSidechain")) else {
             return;
         };
-        if self.index.contains_key(uuid) {
+        let id = key(uuid);
+        if self.index.contains_key(&id) {
             return;
         }
         let kind = str_at(line, "type");
@@ -90,24 +94,21 @@ impl Tree {
             && typed(line.get("message").and_then(|m| m.get("content")))
             && !bool_at(line, "isMeta")
             && !bool_at(line, "isCompactSummary");
-        self.index.insert(uuid.to_string(), self.nodes.len());
+        self.index.insert(id, self.nodes.len());
         let node = Node {
+            id,
             parent: str_at(line, "parentUuid")
                 .or_else(|| str_at(line, "logicalParentUuid"))
-                .map(String::from),
+                .map(key),
             prompt,
             conversational: matches!(kind, Some("user" | "assistant")),
-            ts: line
-                .get("timestamp")
-                .and_then(Value::as_str)
-                .map(String::from),
+            ts: line.get("timestamp").and_then(Value::as_str).map(key),
         };
         if node.prompt {
             match self.first_prompts.get(&node.parent) {
                 Some(first) => self.branched |= *first != node.ts,
                 None => {
-                    self.first_prompts
-                        .insert(node.parent.clone(), node.ts.clone());
+                    self.first_prompts.insert(node.parent, node.ts);
                 }
             }
         }
@@ -122,24 +123,22 @@ impl Tree {
         let parent = |i: usize| {
             self.nodes[i]
                 .parent
-                .as_deref()
-                .and_then(|p| self.index.get(p).copied())
+                .and_then(|p| self.index.get(&p).copied())
         };
         // A file whose lines name no parent in it (written by another tool, or
         // cut out of a session) is no tree: every prompt would be a root.
-        let linked = self.nodes.iter().any(|n| {
-            n.parent
-                .as_deref()
-                .is_some_and(|p| self.index.contains_key(p))
-        });
+        let linked = self
+            .nodes
+            .iter()
+            .any(|n| n.parent.is_some_and(|p| self.index.contains_key(&p)));
         if !linked {
             return Abandoned::default();
         }
         // Siblings share a parent line; lines whose parent is in no file read
         // here are siblings only of lines naming the same missing parent.
-        let mut children: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
+        let mut children: HashMap<Option<Key>, Vec<usize>> = HashMap::new();
         for (i, node) in self.nodes.iter().enumerate() {
-            children.entry(node.parent.as_deref()).or_default().push(i);
+            children.entry(node.parent).or_default().push(i);
         }
         // The path from the last message up to the root (guarded against cycles).
         let mut kept = vec![false; self.nodes.len()];
@@ -149,10 +148,6 @@ impl Tree {
         while let Some(i) = at.filter(|&i| !kept[i]) {
             kept[i] = true;
             at = parent(i);
-        }
-        let mut uuid_of = vec![""; self.nodes.len()];
-        for (uuid, &i) in &self.index {
-            uuid_of[i] = uuid;
         }
         let mut abandoned = Abandoned::default();
         let mut roots: Vec<usize> = Vec::new();
@@ -180,10 +175,11 @@ impl Tree {
         for (n, root) in roots.into_iter().enumerate() {
             let mut stack = vec![root];
             while let Some(i) = stack.pop() {
-                if abandoned.branch.insert(uuid_of[i].to_string(), n).is_some() {
+                let id = self.nodes[i].id;
+                if abandoned.branch.insert(id, n).is_some() {
                     continue;
                 }
-                stack.extend(children.get(&Some(uuid_of[i])).into_iter().flatten());
+                stack.extend(children.get(&Some(id)).into_iter().flatten());
             }
         }
         abandoned

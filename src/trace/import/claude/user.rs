@@ -8,6 +8,7 @@ use super::super::lines::{bool_at, str_at, u64_at};
 use super::blocks::{content_blocks, flatten, trailer_agent_id, usage_of};
 use super::convert::{Converter, TaskResult};
 use super::harness;
+use super::key;
 use crate::event::{EventKind, TerminalReason};
 
 impl Converter {
@@ -127,7 +128,7 @@ impl Converter {
         let call_id = str_at(block, "tool_use_id").unwrap_or_default().to_string();
         let (name, call_ts) = self
             .calls
-            .get(&call_id)
+            .get(&key(&call_id))
             .cloned()
             .unwrap_or_else(|| ("unknown".to_string(), None));
         let content = flatten(block.get("content"));
