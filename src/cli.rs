@@ -61,8 +61,8 @@ pub(crate) enum Verb {
         command: Vec<String>,
     },
     /// Replay a saved session in the workbench at its recorded pace, or print it
-    /// (`--print`, `--json`). Reads brood traces, Claude Code session files and
-    /// MyCodeAgent traces.
+    /// (`--print`, `--json`). Reads brood traces, Claude Code session files,
+    /// Codex rollouts and MyCodeAgent traces.
     Replay(ReplayArgs),
     /// Send a saved session to an OpenTelemetry backend as GenAI spans with
     /// its recorded times (`--otlp`: OTEL_EXPORTER_OTLP_ENDPOINT or
@@ -301,17 +301,8 @@ pub(crate) struct RunArgs {
 
 #[derive(Args)]
 pub(crate) struct ReplayArgs {
-    /// The session file: a brood trace, a Claude Code session file or a
-    /// MyCodeAgent trace.
-    #[arg(
-        value_name = "FILE",
-        required_unless_present = "last",
-        conflicts_with = "last"
-    )]
-    pub(crate) file: Option<PathBuf>,
-    /// Replay the newest session saved in brood's data folder.
-    #[arg(long)]
-    pub(crate) last: bool,
+    #[command(flatten)]
+    pub(crate) session: SavedSession,
     /// Write the session to stdout as `brood run` printed it, instead of
     /// opening the workbench.
     #[arg(long)]
@@ -325,9 +316,9 @@ pub(crate) struct ReplayArgs {
     pub(crate) exit_after_first_frame: bool,
 }
 
+/// A session a command reads whole: a file, or `--last`.
 #[derive(Args)]
-#[command(group = clap::ArgGroup::new("to").required(true).args(["otlp", "otlp_file"]))]
-pub(crate) struct ExportArgs {
+pub(crate) struct SavedSession {
     /// The session file: a brood trace, a Claude Code session file, a Codex
     /// rollout or a MyCodeAgent trace.
     #[arg(
@@ -336,9 +327,26 @@ pub(crate) struct ExportArgs {
         conflicts_with = "last"
     )]
     pub(crate) file: Option<PathBuf>,
-    /// Export the newest session saved in brood's data folder.
+    /// The newest session saved in brood's data folder instead.
     #[arg(long)]
     pub(crate) last: bool,
+}
+
+impl SavedSession {
+    /// The file named, or the newest saved trace.
+    pub(crate) fn path(&self) -> Result<PathBuf, brood::replay::ReplayError> {
+        match &self.file {
+            Some(file) => Ok(file.clone()),
+            None => brood::replay::newest_trace(&brood::replay::traces_dir()?),
+        }
+    }
+}
+
+#[derive(Args)]
+#[command(group = clap::ArgGroup::new("to").required(true).args(["otlp", "otlp_file"]))]
+pub(crate) struct ExportArgs {
+    #[command(flatten)]
+    pub(crate) session: SavedSession,
     /// Send the spans to the OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT,
     /// OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS…).
     #[arg(long)]

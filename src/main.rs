@@ -167,10 +167,7 @@ pub(crate) fn remember(before: Remembered, after: Remembered) {
 /// `--print`/`--json` stream it to stdout. Exit 2 when the workbench is wanted
 /// but stdout is not a terminal (a usage error, as from clap).
 fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
-    let path = match &args.file {
-        Some(file) => file.clone(),
-        None => brood::replay::newest_trace(&brood::replay::traces_dir()?)?,
-    };
+    let path = args.session.path()?;
     if args.print || args.json {
         let mut source = brood::replay::open(&path)?;
         let format = match args.json {
@@ -194,10 +191,7 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
 /// `brood export`: a saved session's spans to the OTLP endpoint, or to an
 /// OTLP/JSON file. Exit 1 when they did not get there.
 fn export(args: &cli::ExportArgs) -> anyhow::Result<ExitCode> {
-    let path = match &args.file {
-        Some(file) => file.clone(),
-        None => brood::replay::newest_trace(&brood::replay::traces_dir()?)?,
-    };
+    let path = args.session.path()?;
     let table = brood::config::user_telemetry()?;
     let settings = brood::telemetry::Settings::from_env(table.as_ref())?;
     let destination = match &args.otlp_file {
