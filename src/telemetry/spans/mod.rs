@@ -48,11 +48,13 @@ pub struct Span {
 impl Span {
     /// The value of attribute `key`, if set.
     pub fn attr(&self, key: &str) -> Option<&Attr> {
-        self.attributes
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v)
+        find_attr(&self.attributes, key)
     }
+}
+
+/// The value of `key` among `attributes`, if set.
+fn find_attr<'a>(attributes: &'a [(&'static str, Attr)], key: &str) -> Option<&'a Attr> {
+    attributes.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
 }
 
 /// An attribute's value.
@@ -535,10 +537,7 @@ impl Mapper {
 
 impl Open {
     fn attr(&self, key: &str) -> Option<&Attr> {
-        self.attributes
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v)
+        find_attr(&self.attributes, key)
     }
 }
 
