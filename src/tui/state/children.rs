@@ -76,7 +76,7 @@ impl State {
                 content,
                 ..
             } => {
-                let failed = super::call_failed(name, *is_error, content);
+                let failed = call_failed(name, *is_error, content);
                 if let Some(line) = child.live.iter_mut().rev().find(|l| &l.call_id == call_id) {
                     if line.status != CallStatus::Denied {
                         line.status = if failed {
