@@ -2,6 +2,7 @@
 //! the keyboard state, so every binding is tested without a terminal; it returns
 //! what the app must do (send an `Op`, quit) and changes only `Ui`.
 
+use super::child_keys::{message_child, select_child, send_to_child, stop_child};
 use super::commands;
 use super::selection;
 use super::slash::{self, Parsed};
@@ -13,7 +14,7 @@ use crossterm::event::{
 };
 
 use super::keymap::{self, Command, Place};
-use super::state::{ChildStatus, State};
+use super::state::State;
 use super::ui::{Direction, Focus, LiveMode, MouseMode, Overlay, Ui, empty_composer};
 use crate::event::{ApprovalAnswer, Op};
 
@@ -472,60 +473,6 @@ fn with_pastes(text: &str, pastes: &[String]) -> String {
         })
 }
 
-/// The selected child (in a transcript, the one shown), if it runs.
-fn running_child(state: &State, ui: &mut Ui) -> Option<crate::event::AgentId> {
-    let child = state.children.get(ui.selected_child)?;
-    match child.status {
-        ChildStatus::Running => Some(child.id),
-        ChildStatus::Done | ChildStatus::Failed => {
-            ui.say(format!("{} is not running", child.id));
-            None
-        }
-    }
-}
-
-/// `x`: stops the selected child alone; it ends `interrupted` and the parent
-/// reads that it was stopped.
-fn stop_child(state: &State, ui: &mut Ui) -> Vec<Action> {
-    match running_child(state, ui) {
-        Some(child) => {
-            ui.say(format!("stopping {child}…"));
-            vec![Action::Send(Op::StopChild(child))]
-        }
-        None => Vec::new(),
-    }
-}
-
-/// `m`: what is typed next goes to the selected running child.
-fn message_child(state: &State, ui: &mut Ui) {
-    if let Some(child) = running_child(state, ui) {
-        ui.message_to = Some(child);
-        ui.overlay = None;
-        ui.focus = Focus::Composer;
-    }
-}
-
-/// The composer's text for the child `m` chose, if it still runs.
-fn send_to_child(
-    child: crate::event::AgentId,
-    text: String,
-    state: &State,
-    ui: &mut Ui,
-) -> Vec<Action> {
-    let running = state
-        .children
-        .iter()
-        .any(|c| c.id == child && c.status == ChildStatus::Running);
-    if !running {
-        ui.say(format!("{child} has ended: nothing was sent"));
-        return Vec::new();
-    }
-    ui.composer = empty_composer();
-    ui.pastes.clear();
-    ui.say(format!("sent to {child}: it reads it before its next step"));
-    vec![Action::Send(Op::MessageChild { child, text })]
-}
-
 /// Sends the composer's text, or queues it while a turn runs (the app sends the
 /// queue when the turn ends).
 fn submit(state: &State, ui: &mut Ui) -> Vec<Action> {
@@ -580,24 +527,6 @@ fn recall(ui: &mut Ui, direction: Direction) {
     let mut composer = empty_composer();
     composer.insert_str(&text);
     ui.composer = composer;
-}
-
-/// The previous or next child; in a transcript, its transcript.
-fn select_child(state: &State, ui: &mut Ui, direction: Direction) {
-    let children = state.children.len();
-    if children == 0 {
-        return;
-    }
-    ui.selected_child = match direction {
-        Direction::Forward => (ui.selected_child + 1).min(children - 1),
-        Direction::Backward => ui.selected_child.saturating_sub(1),
-    };
-    ui.live.to_bottom();
-    if let Some(Overlay::Transcript(_)) = ui.overlay
-        && let Some(child) = state.children.get(ui.selected_child)
-    {
-        ui.open(Overlay::Transcript(child.id));
-    }
 }
 
 fn focused_scroll(ui: &mut Ui) -> &mut super::ui::Scroll {

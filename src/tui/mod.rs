@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod available;
+mod child_keys;
 mod clipboard;
 mod commands;
 pub mod diff;
