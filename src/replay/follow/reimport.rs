@@ -14,8 +14,10 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::tail::{POLL, Stop};
+use crate::event::{AgentId, EventKind};
 use crate::replay::ReplayError;
 use crate::replay::source::{Item, Rewound, SkippedLine};
 use crate::trace::import::{BadLine, Ending, Grew, ImportError, Live, SharedEvent};
@@ -38,11 +40,11 @@ pub struct Reimport {
     done: bool,
     stop: Stop,
     live: Box<dyn Live>,
-    /// What was handed on so far, to compare the next snapshot with. Its
-    /// events share their content with the live import's lanes, so keeping
-    /// them costs a pointer each, and an event two looks share compares by
-    /// pointer.
-    sent: Vec<SharedEvent>,
+    /// What was handed on so far, to compare the next snapshot with: who had
+    /// each event and its content, shared with the live import's lanes, so
+    /// keeping them costs two words an event (half a [`SharedEvent`]), and an
+    /// event two looks share compares by pointer.
+    sent: Vec<(AgentId, Arc<EventKind>)>,
     /// What is still to be handed on. Events wait shared and are copied out
     /// one at a time as they go: a catch-up of a big session queues them all.
     queue: VecDeque<Queued>,
@@ -138,7 +140,7 @@ impl Reimport {
             .sent
             .iter()
             .zip(&events)
-            .take_while(|(a, b)| a.same(b))
+            .take_while(|((agent, kind), event)| event.is(*agent, kind))
             .count();
         if same < self.sent.len() {
             self.sent.truncate(same);
@@ -148,8 +150,8 @@ impl Reimport {
             })));
         }
         for event in events.into_iter().skip(same) {
-            self.queue.push_back(Queued::Event(event.clone()));
-            self.sent.push(event);
+            self.sent.push((event.agent, Arc::clone(&event.kind)));
+            self.queue.push_back(Queued::Event(event));
         }
     }
 }

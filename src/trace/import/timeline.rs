@@ -45,10 +45,10 @@ pub struct SharedEvent {
 }
 
 impl SharedEvent {
-    /// The same event, its content shared (the same `Arc`) or equal.
-    pub fn same(&self, other: &SharedEvent) -> bool {
-        self.agent == other.agent
-            && (Arc::ptr_eq(&self.kind, &other.kind) || self.kind == other.kind)
+    /// Whether this is the event `agent` had as `kind`: its content shared
+    /// (the same `Arc`) or equal.
+    pub fn is(&self, agent: AgentId, kind: &Arc<EventKind>) -> bool {
+        self.agent == agent && (Arc::ptr_eq(&self.kind, kind) || self.kind == *kind)
     }
 
     /// The event as it is stored and shown; moved out when no lane holds it
