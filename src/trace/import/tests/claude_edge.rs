@@ -76,8 +76,7 @@ fn links_fall_back_to_the_prompt_and_ignore_other_sessions() {
     let EventKind::SubagentStart(start) = &sub1[0].kind else {
         panic!("{sub1:?}");
     };
-    let crate::event::SubagentStart { profile, .. } = &**start;
-    assert_eq!(profile, "general", "no subagent_type given");
+    assert_eq!(start.profile, "general", "no subagent_type given");
     assert!(imported.notes.is_empty(), "{:?}", imported.notes);
 }
 

@@ -287,10 +287,7 @@ fn cycles_between_traces_end_instead_of_looping() {
         .events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::SubagentStart(start) => {
-                let crate::event::SubagentStart { parent, .. } = &**start;
-                Some((e.agent, *parent))
-            }
+            EventKind::SubagentStart(start) => Some((e.agent, start.parent)),
             _ => None,
         })
         .collect();

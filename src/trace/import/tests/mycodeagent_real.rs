@@ -163,10 +163,7 @@ fn masked_call_ids_come_back_from_the_transcript() {
         "{events:?}"
     );
     let start = events.iter().find_map(|e| match &e.kind {
-        EventKind::SubagentStart(start) => {
-            let crate::event::SubagentStart { parent_call_id, .. } = &**start;
-            Some(parent_call_id.as_str())
-        }
+        EventKind::SubagentStart(start) => Some(start.parent_call_id.as_str()),
         _ => None,
     });
     assert_eq!(start, Some("call_00_Tk7Qm2"));
