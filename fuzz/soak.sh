@@ -4,9 +4,10 @@
 # tests at normal priority go first, and the fuzzers get what is left).
 #
 # Each worker takes the target with the least CPU time so far, fuzzes it for
-# one slice on its corpus copy, and adds the slice's CPU seconds (user + sys of
-# the fuzzer, read from /proc every few seconds, so never more than it used) to
-# the ledger. The ledger, corpus copies, logs and any crash live in $SOAK_DIR,
+# one slice on its corpus copy (SLICE seconds, or less when it lacks less of
+# the goal), and adds the slice's CPU seconds (user + sys of the fuzzer, read
+# from /proc every few seconds, so never more than it used) to the ledger.
+# The ledger, corpus copies, logs and any crash live in $SOAK_DIR,
 # so a run that is stopped (touch $SOAK_DIR/stop, or kill the workers) goes on
 # where it left off. A target that crashes is not run again until its
 # `crashed.TARGET` file is removed; its input is in $SOAK_DIR/artifacts/.
@@ -47,6 +48,15 @@ pick() {
   done
 }
 
+# One slice of `target`: SLICE seconds, or what it lacks of the goal (a
+# little over, as a fuzzer starved by other work gets less CPU than wall
+# time), so a target's last slice does not run on far past its hour.
+slice() {
+  awk -v t="$1" -v goal="$GOAL" -v max="$SLICE" \
+    '$1==t { left = goal - $2 + 15; if (left < 30) left = 30; print (left < max ? left : max) }' \
+    "$DIR/ledger"
+}
+
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null; }
 
 worker() {
@@ -61,7 +71,7 @@ worker() {
     local dict=()
     [ -f "fuzz/dict/$target.dict" ] && dict=("-dict=fuzz/dict/$target.dict")
     log="$DIR/logs/$target.$(date +%Y%m%d-%H%M%S).log"
-    nice -n 19 "$BIN/$target" "$DIR/corpus/$target" -max_total_time="$SLICE" -max_len=65536 \
+    nice -n 19 "$BIN/$target" "$DIR/corpus/$target" -max_total_time="$(slice "$target")" -max_len=65536 \
       -rss_limit_mb=2048 -artifact_prefix="$DIR/artifacts/$target-" "${dict[@]}" >"$log" 2>&1 &
     pid=$!
     cpu=0
