@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::prune::Prune;
 use super::{BadLine, ImportError, Report};
 use crate::trace::line::{self, LineRead};
 
@@ -29,34 +28,27 @@ pub(crate) struct Fed<C> {
 }
 
 impl<C> Fed<C> {
-    pub fn open(path: &Path, conv: C, prune: &'static Prune) -> Result<Self, ImportError> {
+    pub fn open(path: &Path, conv: C) -> Result<Self, ImportError> {
         Ok(Fed {
-            lines: JsonLines::open(path, prune)?,
+            lines: JsonLines::open(path)?,
             conv,
             report: Report::default(),
         })
     }
 
-    /// Gives every new JSON object line to `line`; other values are bad lines.
+    /// Gives the text of every new line to `line`, which parses and takes
+    /// it; a line it cannot parse is a bad line.
     pub fn feed(
         &mut self,
         reading: Reading,
-        mut line: impl FnMut(&mut C, &Value, &mut Report),
+        mut line: impl FnMut(&mut C, &[u8], &mut Report) -> serde_json::Result<()>,
     ) -> Result<(), ImportError> {
-        loop {
-            let next = match reading {
-                Reading::ToEnd => self.lines.next_value(&mut self.report)?,
-                Reading::Growing => self.lines.next_growing(&mut self.report)?,
-            };
-            let Some((no, value)) = next else {
-                return Ok(());
-            };
-            if !value.is_object() {
-                self.lines.bad(&mut self.report, no, "not a JSON object");
-                continue;
-            }
-            line(&mut self.conv, &value, &mut self.report);
-        }
+        let Fed {
+            lines,
+            conv,
+            report,
+        } = self;
+        lines.each(reading, report, |text, report| line(conv, text, report))
     }
 }
 
@@ -67,22 +59,41 @@ impl<C> Fed<C> {
 /// few hundred more `read` calls than 256 KiB did.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
 
-/// Streams the JSON values of a JSONL file. Lines are read as bytes, so a line
+/// Streams the lines of a JSONL file. Lines are read as bytes, so a line
 /// that is not UTF-8 is one bad line, not an I/O failure of the whole import.
+///
+/// A line's text is handed out to be parsed by whoever reads it
+/// ([`JsonLines::each`]), so an importer can read typed fields borrowed from
+/// the line ([`super::lax`]) instead of building a [`Value`] of all of it.
 pub(crate) struct JsonLines {
     path: PathBuf,
     reader: BufReader<File>,
     buf: Vec<u8>,
     line_no: usize,
     /// Bytes of a last line read without its newline, while the file may
-    /// still grow ([`JsonLines::next_growing`]): the rest comes later.
+    /// still grow ([`Reading::Growing`]): the rest comes later.
     partial: Vec<u8>,
-    /// What of each line is not built ([`Prune::NONE`]: nothing left out).
-    prune: &'static Prune,
+}
+
+/// A line found by [`JsonLines::advance`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct At {
+    /// Its 1-based number.
+    pub no: usize,
+    /// Whether it ended with a newline (a last line of a finished file may not).
+    complete: bool,
+}
+
+/// Whether reading goes on after a line that could not be parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Next,
+    /// The line was the cut-off end of the file: nothing follows.
+    End,
 }
 
 impl JsonLines {
-    pub fn open(path: &Path, prune: &'static Prune) -> Result<Self, ImportError> {
+    pub fn open(path: &Path) -> Result<Self, ImportError> {
         let file = File::open(path).map_err(|source| ImportError::Io {
             path: path.to_path_buf(),
             source,
@@ -93,7 +104,6 @@ impl JsonLines {
             buf: Vec::new(),
             line_no: 0,
             partial: Vec::new(),
-            prune,
         })
     }
 
@@ -106,106 +116,117 @@ impl JsonLines {
         })
     }
 
-    /// Like [`JsonLines::next_value`], for a file still being written: at
-    /// the end, a last line without its newline is kept back, not dropped, and
-    /// read whole once the rest is written. `None` means "nothing more yet";
-    /// calling again later reads what was appended.
-    pub fn next_growing(
-        &mut self,
-        report: &mut Report,
-    ) -> Result<Option<(usize, Value)>, ImportError> {
-        loop {
-            let read = self.read_line()?;
-            match read {
-                LineRead::End => return Ok(None),
-                LineRead::Line { complete: false } => {
-                    self.partial.extend_from_slice(&self.buf);
-                    if self.partial.len() > line::MAX_LINE_BYTES {
-                        self.partial = Vec::new();
-                        self.line_no += 1;
-                        report.bad_lines.push(BadLine {
-                            path: self.path.clone(),
-                            line: self.line_no,
-                            error: line::too_long_message(line::MAX_LINE_BYTES as u64),
-                        });
-                    }
-                    return Ok(None);
-                }
-                LineRead::TooLong { bytes } => {
-                    self.partial.clear();
-                    self.line_no += 1;
-                    report.bad_lines.push(BadLine {
-                        path: self.path.clone(),
-                        line: self.line_no,
-                        error: line::too_long_message(bytes),
-                    });
-                }
-                LineRead::Line { complete: true } => {
-                    self.line_no += 1;
-                    let mut whole = std::mem::take(&mut self.partial);
-                    let text = if whole.is_empty() {
-                        self.buf.trim_ascii()
-                    } else {
-                        whole.extend_from_slice(&self.buf);
-                        self.buf = whole;
-                        self.buf.trim_ascii()
-                    };
-                    if text.is_empty() {
-                        continue;
-                    }
-                    match self.prune.parse(text) {
-                        Ok(value) => return Ok(Some((self.line_no, value))),
-                        Err(e) => report.bad_lines.push(BadLine {
-                            path: self.path.clone(),
-                            line: self.line_no,
-                            error: e.to_string(),
-                        }),
-                    }
-                }
-            }
-        }
+    fn too_long(&mut self, report: &mut Report, bytes: u64) {
+        self.line_no += 1;
+        report.bad_lines.push(BadLine {
+            path: self.path.clone(),
+            line: self.line_no,
+            error: line::too_long_message(bytes),
+        });
     }
 
-    /// The next value with its 1-based line number; `None` at the end. Bad lines
-    /// go to `report`; a cut-off last line is noted in `report.truncated` only.
-    pub fn next_value(
+    /// Moves to the next line that is not blank, whose text is then
+    /// [`JsonLines::text`]; `None` at the end. Reading a file that may still
+    /// grow ([`Reading::Growing`]), a last line without its newline is kept
+    /// back, not handed out, and read whole once the rest is written: `None`
+    /// then means "nothing more yet", and calling again later reads what was
+    /// appended. Lines too long to read are bad lines in `report`.
+    pub fn advance(
         &mut self,
+        reading: Reading,
         report: &mut Report,
-    ) -> Result<Option<(usize, Value)>, ImportError> {
+    ) -> Result<Option<At>, ImportError> {
         loop {
-            let read = self.read_line()?;
-            let complete = match read {
+            let complete = match self.read_line()? {
                 LineRead::End => return Ok(None),
                 LineRead::TooLong { bytes } => {
-                    self.line_no += 1;
-                    report.bad_lines.push(BadLine {
-                        path: self.path.clone(),
-                        line: self.line_no,
-                        error: line::too_long_message(bytes),
-                    });
+                    self.partial.clear();
+                    self.too_long(report, bytes);
                     continue;
                 }
                 LineRead::Line { complete } => complete,
             };
-            self.line_no += 1;
-            let text = self.buf.trim_ascii();
-            if text.is_empty() {
-                continue;
-            }
-            match self.prune.parse(text) {
-                Ok(value) => return Ok(Some((self.line_no, value))),
-                Err(_) if !complete => {
-                    // Without its newline this is the last line, cut off mid-write.
-                    report.truncated.push(self.path.clone());
+            if reading == Reading::Growing {
+                if !complete {
+                    self.partial.extend_from_slice(&self.buf);
+                    if self.partial.len() > line::MAX_LINE_BYTES {
+                        self.partial = Vec::new();
+                        self.too_long(report, line::MAX_LINE_BYTES as u64);
+                    }
                     return Ok(None);
                 }
-                Err(e) => report.bad_lines.push(BadLine {
-                    path: self.path.clone(),
-                    line: self.line_no,
-                    error: e.to_string(),
-                }),
+                if !self.partial.is_empty() {
+                    let mut whole = std::mem::take(&mut self.partial);
+                    whole.extend_from_slice(&self.buf);
+                    self.buf = whole;
+                }
+            }
+            self.line_no += 1;
+            if !self.text().is_empty() {
+                return Ok(Some(At {
+                    no: self.line_no,
+                    complete,
+                }));
             }
         }
+    }
+
+    /// The text of the line [`JsonLines::advance`] moved to, without the
+    /// white space around it.
+    pub fn text(&self) -> &[u8] {
+        self.buf.trim_ascii()
+    }
+
+    /// Records that the line `at` could not be parsed: a bad line, or, when
+    /// it is the last line of a finished file cut off mid-write, a
+    /// truncated file (`report.truncated`), after which nothing follows.
+    pub fn reject(&self, at: At, error: &serde_json::Error, report: &mut Report) -> Flow {
+        if !at.complete {
+            report.truncated.push(self.path.clone());
+            return Flow::End;
+        }
+        self.bad(report, at.no, error.to_string());
+        Flow::Next
+    }
+
+    /// Gives the text of each line to `take` until the end (for a growing
+    /// file, the end of what is written so far); a line `take` cannot parse
+    /// is recorded ([`JsonLines::reject`]).
+    pub fn each(
+        &mut self,
+        reading: Reading,
+        report: &mut Report,
+        mut take: impl FnMut(&[u8], &mut Report) -> serde_json::Result<()>,
+    ) -> Result<(), ImportError> {
+        while let Some(at) = self.advance(reading, report)? {
+            if let Err(e) = take(self.text(), report)
+                && self.reject(at, &e, report) == Flow::End
+            {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The next line that is a JSON object, as a [`Value`], with its number;
+    /// `None` at the end (for a growing file, of what is written so far).
+    /// Other lines are bad lines in `report`.
+    pub fn next_object(
+        &mut self,
+        reading: Reading,
+        report: &mut Report,
+    ) -> Result<Option<(usize, Value)>, ImportError> {
+        while let Some(at) = self.advance(reading, report)? {
+            match object(self.text()) {
+                Ok(value) => return Ok(Some((at.no, value))),
+                Err(e) => {
+                    if self.reject(at, &e, report) == Flow::End {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Records a line that parsed as JSON but cannot be used.
@@ -215,6 +236,17 @@ impl JsonLines {
             line,
             error: error.into(),
         });
+    }
+}
+
+/// A line's text as a JSON object; any other value is an error.
+pub(crate) fn object(text: &[u8]) -> serde_json::Result<Value> {
+    let value: Value = serde_json::from_slice(text)?;
+    match value.is_object() {
+        true => Ok(value),
+        false => Err(<serde_json::Error as serde::de::Error>::custom(
+            "not a JSON object",
+        )),
     }
 }
 
@@ -251,20 +283,23 @@ pub(crate) fn bool_at(value: &Value, key: &str) -> bool {
 pub(crate) fn timestamp_ms(value: Option<&Value>) -> Option<i64> {
     match value? {
         Value::String(s) => parse_time(s.trim()),
-        Value::Number(n) => {
-            let f = n.as_f64()?;
-            // Seconds until the year 33658; anything bigger is milliseconds.
-            Some(if f.abs() < 1e12 {
-                (f * 1000.0) as i64
-            } else {
-                f as i64
-            })
-        }
+        Value::Number(n) => Some(ms_from_number(n.as_f64()?)),
         Value::Null | Value::Bool(_) | Value::Array(_) | Value::Object(_) => None,
     }
 }
 
-fn parse_time(s: &str) -> Option<i64> {
+/// A time given as a number: seconds until the year 33658, anything bigger
+/// milliseconds.
+pub(crate) fn ms_from_number(f: f64) -> i64 {
+    if f.abs() < 1e12 {
+        (f * 1000.0) as i64
+    } else {
+        f as i64
+    }
+}
+
+/// RFC 3339 text, or a naive time taken as UTC, as milliseconds.
+pub(crate) fn parse_time(s: &str) -> Option<i64> {
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
         return Some(t.timestamp_millis());
     }
@@ -294,19 +329,22 @@ mod growing_tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, "{\"a\":1}\n{\"b\":").unwrap();
-        let mut lines = JsonLines::open(&path, &Prune::NONE).unwrap();
+        let mut lines = JsonLines::open(&path).unwrap();
         let mut report = Report::default();
-        let (no, first) = lines.next_growing(&mut report).unwrap().unwrap();
+        let next = |lines: &mut JsonLines, report: &mut Report| {
+            lines.next_object(Reading::Growing, report).unwrap()
+        };
+        let (no, first) = next(&mut lines, &mut report).unwrap();
         assert_eq!((no, first["a"].as_i64()), (1, Some(1)));
-        assert!(lines.next_growing(&mut report).unwrap().is_none());
+        assert!(next(&mut lines, &mut report).is_none());
         let mut file = std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
             .unwrap();
         file.write_all(b"2}\n{\"c\":3}\n").unwrap();
-        let (no, second) = lines.next_growing(&mut report).unwrap().unwrap();
+        let (no, second) = next(&mut lines, &mut report).unwrap();
         assert_eq!((no, second["b"].as_i64()), (2, Some(2)));
-        let (no, third) = lines.next_growing(&mut report).unwrap().unwrap();
+        let (no, third) = next(&mut lines, &mut report).unwrap();
         assert_eq!((no, third["c"].as_i64()), (3, Some(3)));
         assert!(report.bad_lines.is_empty() && report.truncated.is_empty());
     }

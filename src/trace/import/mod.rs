@@ -19,11 +19,11 @@
 pub mod claude;
 pub mod codex;
 mod detect;
+mod lax;
 mod lines;
 mod live;
 mod lookalike;
 pub mod mycodeagent;
-mod prune;
 mod timeline;
 
 use std::collections::BTreeMap;

@@ -1,26 +1,10 @@
 //! Small readers of Claude Code's message content: blocks, tool result text,
 //! usage, the tags Claude Code wraps its own text in.
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
-use super::super::lines::{display, str_at, u64_at};
+use super::super::lines::{display, str_at};
 use crate::event::Usage;
-
-/// A message's content as a list of blocks (a plain string is one text block),
-/// borrowed from the line: blocks hold most of its bytes.
-pub(super) fn content_blocks(content: Option<&Value>) -> Vec<Cow<'_, Value>> {
-    match content {
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| b.is_object())
-            .map(Cow::Borrowed)
-            .collect(),
-        Some(Value::String(s)) => vec![Cow::Owned(serde_json::json!({"type": "text", "text": s}))],
-        _ => Vec::new(),
-    }
-}
 
 /// A tool result's content as text: a string, or its blocks' text.
 pub(super) fn flatten(content: Option<&Value>) -> String {
@@ -36,19 +20,6 @@ pub(super) fn flatten(content: Option<&Value>) -> String {
         Some(other) => display(other),
         None => String::new(),
     }
-}
-
-/// A `usage` object; `None` when the line carries none (it then changes nothing).
-pub(super) fn usage_of(usage: Option<&Value>) -> Option<Usage> {
-    let u = usage.filter(|u| u.is_object())?;
-    Some(Usage {
-        input_tokens: u64_at(u, "input_tokens").unwrap_or(0),
-        output_tokens: u64_at(u, "output_tokens").unwrap_or(0),
-        cache_read_tokens: u64_at(u, "cache_read_input_tokens").unwrap_or(0),
-        cache_write_tokens: u64_at(u, "cache_creation_input_tokens").unwrap_or(0),
-        reasoning_tokens: 0,
-        estimated: false,
-    })
 }
 
 /// What `now` adds to `counted`, field by field (never below zero).

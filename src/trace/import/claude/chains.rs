@@ -4,30 +4,28 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
 use super::super::Report;
-use super::super::lines::{bool_at, str_at};
 use super::convert::Converter;
+use super::wire::Line;
 
 /// Where one line of a session file goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Route<'a> {
+pub(super) enum Route {
     /// The session's own conversation (and the lines it counts as skipped).
     Main,
     /// A subagent's line, written into the session file.
     Sidechain,
-    /// A `progress` line carrying one message of the child started by the call
-    /// `parent_call`.
-    AgentProgress { parent_call: &'a str },
+    /// A `progress` line carrying one message of the child started by the
+    /// call its `parentToolUseID` names ([`progress_call`]).
+    AgentProgress,
 }
 
 /// Tells a session file's lines apart. `standalone` remembers whether the file
 /// is a subagent's own (all sidechain), which is then shown as the session.
-pub(super) fn route<'a>(line: &'a Value, standalone: &mut Option<bool>) -> Route<'a> {
-    match str_at(line, "type") {
+pub(super) fn route(line: &Line<'_>, standalone: &mut Option<bool>) -> Route {
+    let sidechain = line.is_sidechain.0;
+    match line.kind.get() {
         Some("user" | "assistant") => {
-            let sidechain = bool_at(line, "isSidechain");
             let alone = *standalone.get_or_insert(sidechain);
             match sidechain && !alone {
                 true => Route::Sidechain,
@@ -35,17 +33,18 @@ pub(super) fn route<'a>(line: &'a Value, standalone: &mut Option<bool>) -> Route
             }
         }
         // Compaction inside a child written into the session file.
-        Some("system") if bool_at(line, "isSidechain") && *standalone == Some(false) => {
-            Route::Sidechain
-        }
-        Some("progress") => {
-            let data = line.get("data").unwrap_or(&Value::Null);
-            match (str_at(data, "type"), str_at(line, "parentToolUseID")) {
-                (Some("agent_progress"), Some(parent_call)) => Route::AgentProgress { parent_call },
-                _ => Route::Main,
-            }
-        }
+        Some("system") if sidechain && *standalone == Some(false) => Route::Sidechain,
+        Some("progress") if progress_call(line).is_some() => Route::AgentProgress,
         _ => Route::Main,
+    }
+}
+
+/// The call whose child an `agent_progress` line tells of.
+pub(super) fn progress_call<'l>(line: &'l Line<'_>) -> Option<&'l str> {
+    let data = line.data.get()?;
+    match data.kind.get() {
+        Some("agent_progress") => line.parent_tool_use_id.get(),
+        _ => None,
     }
 }
 
@@ -69,9 +68,12 @@ impl InlineChains {
         }
     }
 
-    pub fn line(&mut self, line: &Value, report: &mut Report) {
-        let parent = str_at(line, "parentUuid").and_then(|p| self.by_uuid.get(p).copied());
-        let chain = match str_at(line, "agentId") {
+    pub fn line(&mut self, line: Line<'_>, report: &mut Report) {
+        let parent = line
+            .parent_uuid
+            .get()
+            .and_then(|p| self.by_uuid.get(p).copied());
+        let chain = match line.agent_id.get() {
             Some(agent) => match self.by_agent.get(agent) {
                 Some(&i) => i,
                 None => {
@@ -82,7 +84,7 @@ impl InlineChains {
             },
             None => parent.unwrap_or_else(|| self.new_chain()),
         };
-        if let Some(uuid) = str_at(line, "uuid") {
+        if let Some(uuid) = line.uuid.get() {
             self.by_uuid.insert(uuid.to_string(), chain);
         }
         if let Some(conv) = self.chains.get_mut(chain) {
@@ -117,27 +119,28 @@ impl ProgressChains {
         }
     }
 
-    /// Takes one `agent_progress` line of the child started by `parent_call`.
-    /// Its `data.message` is a transcript line of the child (`type`, `message`,
-    /// `uuid`, `timestamp`); `normalizedMessages` repeats the history before it
-    /// and is read only when there is no `message`.
-    pub fn line(&mut self, parent_call: &str, line: &Value, report: &mut Report) {
-        let data = line.get("data").unwrap_or(&Value::Null);
-        let messages: Vec<&Value> = match data.get("message").filter(|m| m.is_object()) {
-            Some(message) => vec![message],
-            None => data
-                .get("normalizedMessages")
-                .and_then(Value::as_array)
-                .map(|all| all.iter().filter(|m| m.is_object()).collect())
-                .unwrap_or_default(),
+    /// Takes one `agent_progress` line ([`progress_call`] names its call).
+    /// Its `data.message` is a transcript line of the child (`type`,
+    /// `message`, `uuid`, `timestamp`); `normalizedMessages` repeats the
+    /// history before it and is read only when there is no `message`.
+    pub fn line(&mut self, mut line: Line<'_>, report: &mut Report) {
+        let Some(parent_call) = progress_call(&line).map(String::from) else {
+            return;
         };
-        let i = match self.by_call.get(parent_call) {
+        let Some(data) = line.data.0.as_mut() else {
+            return;
+        };
+        let agent_id = data.agent_id.take();
+        let messages: Vec<Line<'_>> = match data.message.0.take() {
+            Some(message) => vec![*message],
+            None => std::mem::take(&mut data.history.0),
+        };
+        let i = match self.by_call.get(&parent_call) {
             Some(&i) => i,
             None => {
                 self.chains
-                    .push((parent_call.to_string(), Converter::new(false)));
-                self.by_call
-                    .insert(parent_call.to_string(), self.chains.len() - 1);
+                    .push((parent_call.clone(), Converter::new(false)));
+                self.by_call.insert(parent_call, self.chains.len() - 1);
                 self.chains.len() - 1
             }
         };
@@ -145,21 +148,17 @@ impl ProgressChains {
             return;
         };
         if conv.agent_id.is_none() {
-            conv.agent_id = str_at(data, "agentId").map(String::from);
+            conv.agent_id = agent_id;
         }
-        for message in messages {
+        for mut message in messages {
             // The outer line knows when and in which session, if the inner does not.
-            let mut message = message.clone();
-            if let Some(fields) = message.as_object_mut() {
-                for key in ["timestamp", "sessionId"] {
-                    if !fields.contains_key(key)
-                        && let Some(value) = line.get(key)
-                    {
-                        fields.insert(key.to_string(), value.clone());
-                    }
-                }
+            if !message.timestamp.is_some() {
+                message.timestamp = line.timestamp.clone();
             }
-            conv.line(&message, report);
+            if !message.session_id.is_some() {
+                message.session_id = line.session_id.clone();
+            }
+            conv.line(message, report);
         }
     }
 }

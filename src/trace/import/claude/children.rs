@@ -33,12 +33,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::super::lines::{Fed, JsonLines, Reading, str_at, timestamp_ms};
+use super::super::lines::{Fed, Flow, JsonLines, Reading, str_at};
 use super::super::live::Ending;
 use super::super::{ImportError, Report};
-use super::LINE_FIELDS;
 use super::chains::{InlineChains, ProgressChains};
 use super::convert::{Converter, TaskCall};
+use super::wire::Line;
 
 /// What `agent-<id>.meta.json` says.
 #[derive(Debug, Clone, Default)]
@@ -310,7 +310,7 @@ pub(super) fn described_calls(session: &Path) -> HashSet<String> {
 
 /// Reads what linking needs from a transcript's first lines and its meta.json.
 fn peek(path: PathBuf) -> Result<Source, ImportError> {
-    let mut lines = JsonLines::open(&path, &LINE_FIELDS)?;
+    let mut lines = JsonLines::open(&path)?;
     // Bad lines are reported when the file is read in full, not here.
     let mut scratch = Report::default();
     let mut source = Source {
@@ -324,19 +324,24 @@ fn peek(path: PathBuf) -> Result<Source, ImportError> {
     };
     let mut looked = 0;
     while looked < 64 {
-        let Some((_, line)) = lines.next_value(&mut scratch)? else {
+        let Some(at) = lines.advance(Reading::ToEnd, &mut scratch)? else {
             break;
         };
+        let line = match Line::parse(lines.text()) {
+            Ok(line) => line,
+            Err(e) => match lines.reject(at, &e, &mut scratch) {
+                Flow::Next => continue,
+                Flow::End => break,
+            },
+        };
         looked += 1;
-        source.session_id = source
-            .session_id
-            .or_else(|| str_at(&line, "sessionId").map(String::from));
-        source.first_ts = source
-            .first_ts
-            .or_else(|| timestamp_ms(line.get("timestamp")));
-        if str_at(&line, "type") == Some("user") {
+        if source.session_id.is_none() {
+            source.session_id = line.session_id.owned();
+        }
+        source.first_ts = source.first_ts.or(line.timestamp.ms());
+        if line.kind.get() == Some("user") {
             let mut conv = Converter::new(false);
-            conv.line(&line, &mut scratch);
+            conv.line(line, &mut scratch);
             if let Some(prompt) = conv.prompt {
                 source.prompt = Some(prompt);
                 break;
@@ -495,11 +500,9 @@ impl ChildFiles {
     ) -> Result<Converter, ImportError> {
         let fed = match self.fed.entry(path.to_path_buf()) {
             Entry::Occupied(fed) => fed.into_mut(),
-            Entry::Vacant(slot) => {
-                slot.insert(Fed::open(path, Converter::new(false), &LINE_FIELDS)?)
-            }
+            Entry::Vacant(slot) => slot.insert(Fed::open(path, Converter::new(false))?),
         };
-        fed.feed(self.reading, |conv, line, report| conv.line(line, report))?;
+        fed.feed(self.reading, feed_line)?;
         report.absorb(&fed.report);
         let conv = match self.reading {
             Reading::ToEnd => match self.fed.remove(path) {
@@ -539,7 +542,13 @@ pub(super) fn prefetch(
 }
 
 fn read_whole(path: &Path, ending: Ending) -> Result<Whole, ImportError> {
-    let mut fed = Fed::open(path, Converter::new(false), &LINE_FIELDS)?;
-    fed.feed(Reading::ToEnd, |conv, line, report| conv.line(line, report))?;
+    let mut fed = Fed::open(path, Converter::new(false))?;
+    fed.feed(Reading::ToEnd, feed_line)?;
     Ok((fed.conv.finish(ending), fed.report))
+}
+
+/// Gives one line of a transcript to its conversation.
+fn feed_line(conv: &mut Converter, text: &[u8], report: &mut Report) -> serde_json::Result<()> {
+    conv.line(Line::parse(text)?, report);
+    Ok(())
 }

@@ -6,16 +6,15 @@
 
 use std::collections::{HashMap, HashSet};
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use super::super::Report;
-use super::super::lines::{bool_at, first_str, str_at, timestamp_ms};
 use super::super::live::Ending;
 use super::super::timeline::LaneBuf;
-use super::blocks::{content_blocks, usage_growth, usage_of};
+use super::blocks::usage_growth;
 use super::harness::OpenNote;
+use super::user::Results;
+use super::wire::{BlockRef, Line, Message, usage_of};
 use super::{Key, key};
 use crate::event::{EventKind, TerminalReason, Usage};
 use crate::protocol::TASK_TOOL;
@@ -86,7 +85,7 @@ pub(super) struct Converter {
     pub(super) open: Option<OpenMessage>,
     /// User lines holding results of the open message's calls, shown once the
     /// message is complete (after its calls, as brood's own loop orders them).
-    pub(super) held: Vec<(Value, Option<i64>)>,
+    pub(super) held: Vec<(Results, Option<i64>)>,
     /// The usage shown so far per message id.
     pub(super) counted: HashMap<Key, Usage>,
     /// The uuids of the lines read.
@@ -171,48 +170,49 @@ impl Converter {
 
     /// Takes one line of the conversation; types other than `user`, `assistant`
     /// and `system` are counted in `report`.
-    pub fn line(&mut self, line: &Value, report: &mut Report) {
-        let kind = str_at(line, "type").unwrap_or("(no type)");
-        if !matches!(kind, "user" | "assistant" | "system") {
-            report.skip(kind);
-            return;
-        }
+    pub fn line(&mut self, line: Line<'_>, report: &mut Report) {
+        let kind = match line.kind() {
+            "assistant" => Kind::Assistant,
+            "user" => Kind::User,
+            "system" => Kind::System,
+            other => {
+                report.skip(other);
+                return;
+            }
+        };
         // Claude Code may log a message twice (resumed sessions); once is enough.
-        if let Some(uuid) = str_at(line, "uuid")
+        if let Some(uuid) = line.uuid.get()
             && !self.seen.insert(key(uuid))
         {
-            report.skip(format!("{kind} (repeated uuid)"));
+            report.skip(format!("{} (repeated uuid)", line.kind()));
             return;
         }
-        let ts = timestamp_ms(line.get("timestamp"));
+        let ts = line.timestamp.ms();
         self.first_ts = self.first_ts.or(ts);
         for (field, slot) in [
-            ("sessionId", &mut self.session_id),
-            ("cwd", &mut self.cwd),
-            ("agentId", &mut self.agent_id),
+            (&line.session_id, &mut self.session_id),
+            (&line.cwd, &mut self.cwd),
+            (&line.agent_id, &mut self.agent_id),
         ] {
             if slot.is_none() {
-                *slot = str_at(line, field).map(String::from);
+                *slot = field.owned();
             }
         }
-        let message = line.get("message").unwrap_or(&Value::Null);
         match kind {
-            "assistant" => self.assistant(line, message, ts, report),
-            "user" => self.user(line, message, ts, report),
-            _ => self.system(line, ts, report),
+            Kind::Assistant => self.assistant(&line, ts, report),
+            Kind::User => self.user(line, ts, report),
+            Kind::System => self.system(&line, ts, report),
         }
     }
 
-    fn assistant(&mut self, line: &Value, message: &Value, ts: Option<i64>, report: &mut Report) {
-        let blocks = content_blocks(message.get("content"));
+    fn assistant(&mut self, line: &Line<'_>, ts: Option<i64>, report: &mut Report) {
+        let message = line.message.get();
+        let blocks = line.content().blocks();
         // The model speaks: no command output is coming any more.
         self.close_notes();
-        if bool_at(line, "isApiErrorMessage") {
+        if line.is_api_error.0 {
             self.flush();
-            let text = blocks
-                .iter()
-                .filter_map(|b| str_at(b, "text"))
-                .collect::<Vec<_>>();
+            let text = blocks.iter().filter_map(BlockRef::text).collect::<Vec<_>>();
             self.buf.push(
                 ts,
                 EventKind::Error {
@@ -221,8 +221,9 @@ impl Converter {
             );
             return;
         }
-        let id = first_str(message, &["id"])
-            .or_else(|| str_at(line, "uuid"))
+        let id = message
+            .and_then(|m| m.id.filled())
+            .or_else(|| line.uuid.get())
             .unwrap_or_default()
             .to_string();
         if self.open.as_ref().is_some_and(|m| m.id != id) {
@@ -234,7 +235,10 @@ impl Converter {
         }
         let open = self.open.get_or_insert_with(|| OpenMessage {
             id,
-            model: str_at(message, "model").unwrap_or_default().to_string(),
+            model: message
+                .and_then(|m| m.model.get())
+                .unwrap_or_default()
+                .to_string(),
             ts,
             text: Vec::new(),
             tool_uses: Vec::new(),
@@ -242,16 +246,16 @@ impl Converter {
             stop_reason: String::new(),
         });
         for block in &blocks {
-            match str_at(block, "type").unwrap_or("text") {
-                "text" => open.text.extend(str_at(block, "text").map(String::from)),
-                "tool_use" => open.tool_uses.push(tool_use(block, ts)),
+            match block.kind() {
+                "text" => open.text.extend(block.text().map(String::from)),
+                "tool_use" => open.tool_uses.extend(tool_use(block, ts)),
                 other => report.skip(format!("block:{other}")),
             }
         }
-        if let Some(usage) = usage_of(message.get("usage")) {
+        if let Some(usage) = message.and_then(|m| usage_of(&m.usage)) {
             open.usage = usage;
         }
-        if let Some(stop) = str_at(message, "stop_reason") {
+        if let Some(stop) = message.and_then(|m| m.stop_reason.get()) {
             open.stop_reason = stop.to_string();
         }
     }
@@ -263,23 +267,23 @@ impl Converter {
     fn late_blocks(
         &mut self,
         id: &str,
-        message: &Value,
-        blocks: &[Cow<'_, Value>],
+        message: Option<&Message<'_>>,
+        blocks: &[BlockRef<'_, '_>],
         ts: Option<i64>,
         report: &mut Report,
     ) {
         let mut text = Vec::new();
         let mut calls = Vec::new();
         for block in blocks {
-            match str_at(block, "type").unwrap_or("text") {
-                "text" => text.extend(str_at(block, "text").map(String::from)),
-                "tool_use" => calls.push(tool_use(block, ts)),
+            match block.kind() {
+                "text" => text.extend(block.text().map(String::from)),
+                "tool_use" => calls.extend(tool_use(block, ts)),
                 other => report.skip(format!("block:{other}")),
             }
         }
         let mut growth = Usage::default();
         if let (Some(now), Some(counted)) = (
-            usage_of(message.get("usage")),
+            message.and_then(|m| usage_of(&m.usage)),
             self.counted.get_mut(&key(id)),
         ) {
             growth = usage_growth(&now, counted);
@@ -301,7 +305,8 @@ impl Converter {
                     text,
                     tool_calls: calls.len(),
                     usage: growth,
-                    stop_reason: str_at(message, "stop_reason")
+                    stop_reason: message
+                        .and_then(|m| m.stop_reason.get())
                         .unwrap_or_default()
                         .to_string(),
                 },
@@ -367,8 +372,8 @@ impl Converter {
             self.call(id, name, input, ts);
         }
         self.counted.insert(key(&open.id), open.usage);
-        for (line, ts) in std::mem::take(&mut self.held) {
-            self.results(&line, ts);
+        for (results, ts) in std::mem::take(&mut self.held) {
+            self.results(results, ts);
         }
     }
 
@@ -448,11 +453,21 @@ impl Converter {
     }
 }
 
-pub(super) fn tool_use(block: &Value, ts: Option<i64>) -> ToolUse {
-    (
-        str_at(block, "id").unwrap_or_default().to_string(),
-        str_at(block, "name").unwrap_or("unknown").to_string(),
-        block.get("input").cloned().unwrap_or(Value::Null),
+/// The call a `tool_use` block makes (a plain text content makes none).
+fn tool_use(block: &BlockRef<'_, '_>, ts: Option<i64>) -> Option<ToolUse> {
+    let block = block.block()?;
+    Some((
+        block.id.get().unwrap_or_default().to_string(),
+        block.name.get().unwrap_or("unknown").to_string(),
+        block.input.clone().unwrap_or(Value::Null),
         ts,
-    )
+    ))
+}
+
+/// The line types a conversation takes.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Assistant,
+    User,
+    System,
 }

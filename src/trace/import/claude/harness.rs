@@ -13,9 +13,9 @@
 use serde_json::{Value, json};
 
 use super::super::Report;
-use super::super::lines::{str_at, u64_at};
 use super::blocks::{first_line, inside, tag, without_escapes};
 use super::convert::Converter;
+use super::wire::Line;
 use crate::event::{EventKind, TerminalReason};
 use crate::trace::import::timeline::reason_from;
 
@@ -200,15 +200,15 @@ impl Converter {
 
     /// `system` lines: compaction boundaries and (in newer versions) local
     /// commands; the rest (hook summaries, turn durations…) are counted.
-    pub(super) fn system(&mut self, line: &Value, ts: Option<i64>, report: &mut Report) {
-        let content = str_at(line, "content").unwrap_or_default();
-        match str_at(line, "subtype") {
+    pub(super) fn system(&mut self, line: &Line<'_>, ts: Option<i64>, report: &mut Report) {
+        let content = line.content.get().unwrap_or_default();
+        match line.subtype.get() {
             Some("compact_boundary") => {
                 self.flush();
                 self.settle();
-                let meta = line.get("compactMetadata").unwrap_or(&Value::Null);
-                let trigger = str_at(meta, "trigger").unwrap_or_default();
-                let before = u64_at(meta, "preTokens");
+                let meta = line.compact.get();
+                let trigger = meta.and_then(|m| m.trigger.get()).unwrap_or_default();
+                let before = meta.and_then(|m| m.pre_tokens.0);
                 let label = match (trigger, before) {
                     ("", None) => "context compacted".to_string(),
                     (t, None) => format!("context compacted ({t})"),

@@ -9,13 +9,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::lines::JsonLines;
-use super::super::lines::Reading;
+use super::super::lines::{JsonLines, Reading};
 use super::super::live::{Ending, Grew, Live, Signature, Start};
 use super::super::{ImportError, Imported, Report, SharedEvent};
-use super::LINE_FIELDS;
 use super::children::ChildFiles;
 use super::rewind::{Abandoned, Tree};
+use super::wire::Line;
 use super::{Children, SessionReader, assemble};
 
 /// A Claude Code session followed as it grows.
@@ -40,7 +39,7 @@ impl ClaudeLive {
         let mut live = ClaudeLive {
             path: path.to_path_buf(),
             signature: Signature::default(),
-            lines: JsonLines::open(path, &LINE_FIELDS)?,
+            lines: JsonLines::open(path)?,
             tree: Tree::default(),
             reader: SessionReader::new(path, Abandoned::default()),
             report: Report::default(),
@@ -67,16 +66,20 @@ impl ClaudeLive {
         let mut fed = false;
         let mut left = limit.unwrap_or(usize::MAX);
         while left > 0
-            && let Some((no, line)) = self.lines.next_growing(&mut self.report)?
+            && let Some(at) = self.lines.advance(Reading::Growing, &mut self.report)?
         {
             left -= 1;
-            if !line.is_object() {
-                self.lines.bad(&mut self.report, no, "not a JSON object");
-                continue;
+            match Line::parse(self.lines.text()) {
+                Ok(line) => {
+                    self.tree.add(&line);
+                    self.reader.line(line);
+                    fed = true;
+                }
+                Err(e) => {
+                    // A growing file's lines are whole: reading goes on.
+                    self.lines.reject(at, &e, &mut self.report);
+                }
             }
-            self.tree.add(&line);
-            self.reader.line(&line);
-            fed = true;
         }
         Ok(fed && self.tree.abandoned() != *self.reader.abandoned())
     }
@@ -85,17 +88,15 @@ impl ClaudeLive {
     /// the tree says were abandoned.
     fn reread(&mut self) -> Result<(), ImportError> {
         let abandoned = self.tree.abandoned();
-        self.lines = JsonLines::open(&self.path, &LINE_FIELDS)?;
+        self.lines = JsonLines::open(&self.path)?;
         self.report = Report::default();
         self.reader = SessionReader::new(&self.path, abandoned);
-        while let Some((no, line)) = self.lines.next_growing(&mut self.report)? {
-            if !line.is_object() {
-                self.lines.bad(&mut self.report, no, "not a JSON object");
-                continue;
-            }
-            self.reader.line(&line);
-        }
-        Ok(())
+        let reader = &mut self.reader;
+        self.lines
+            .each(Reading::Growing, &mut self.report, |text, _| {
+                reader.line(Line::parse(text)?);
+                Ok(())
+            })
     }
 }
 

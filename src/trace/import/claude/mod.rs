@@ -56,40 +56,26 @@ mod lane;
 mod live;
 mod rewind;
 mod user;
+mod wire;
 
 pub use live::ClaudeLive;
-
-/// What of a Claude Code line is never read, so not built: of
-/// `toolUseResult` (which repeats a tool's output: a Read's file, an Edit's
-/// original file and patch, a command's stdout) only what tells of a
-/// subagent; `file-history-snapshot` backups not at all.
-static LINE_FIELDS: Prune = Prune {
-    fields: &[
-        (
-            "toolUseResult",
-            Keep::Only(&["agentId", "status", "isAsync", "totalDurationMs", "usage"]),
-        ),
-        ("snapshot", Keep::Nothing),
-    ],
-};
 
 use std::hash::{BuildHasher, RandomState};
 use std::path::Path;
 use std::sync::OnceLock;
 
-use super::lines::JsonLines;
-use super::lines::Reading;
+use super::lines::{JsonLines, Reading};
 use super::live::Ending;
-use super::prune::{Keep, Prune};
 use super::timeline::{LaneBuf, Timeline};
 use super::{Format, ImportError, Imported, Report, SharedEvent, header};
 use crate::event::AgentId;
-use chains::{InlineChains, ProgressChains, Route, route};
+use chains::{InlineChains, ProgressChains, Route, progress_call, route};
 use children::{Child, ChildFiles};
 use convert::{Converter, TaskCall};
 use lane::{Transcript, child_end, child_start};
 use rewind::{Abandoned, Fold, Tree};
 use std::collections::HashSet;
+use wire::Line;
 
 /// An id (`uuid`, message id, call id) or a timestamp as the importer keeps
 /// it to look it up or compare it later: a keyed 64-bit hash.
@@ -193,14 +179,14 @@ impl SessionReader {
         }
     }
 
-    fn line(&mut self, line: &serde_json::Value) {
+    fn line(&mut self, line: Line<'_>) {
         let Read {
             main,
             inline,
             progress,
             report,
         } = &mut self.read;
-        if let Some(n) = self.abandoned.branch_of(line) {
+        if let Some(n) = self.abandoned.branch_of(&line) {
             if self.branch.as_ref().is_some_and(|(open, _)| *open != n) {
                 fold(main, self.branch.take());
             }
@@ -211,16 +197,18 @@ impl SessionReader {
             return;
         }
         // The branch ends where the conversation goes on without it.
-        if self.abandoned.continues(line) {
+        if self.abandoned.continues(&line) {
             fold(main, self.branch.take());
         }
-        match route(line, &mut self.standalone) {
+        match route(&line, &mut self.standalone) {
             Route::Main => main.line(line, report),
             Route::Sidechain => inline.line(line, report),
-            Route::AgentProgress { parent_call } if self.described.contains(parent_call) => {
+            Route::AgentProgress
+                if progress_call(&line).is_some_and(|call| self.described.contains(call)) =>
+            {
                 report.skip("progress")
             }
-            Route::AgentProgress { parent_call } => progress.line(parent_call, line, report),
+            Route::AgentProgress => progress.line(line, report),
         }
     }
 
@@ -256,19 +244,17 @@ fn read(
     abandoned: &Abandoned,
     mut tree: Option<&mut Tree>,
 ) -> Result<Read, ImportError> {
-    let mut lines = JsonLines::open(path, &LINE_FIELDS)?;
+    let mut lines = JsonLines::open(path)?;
     let mut reader = SessionReader::new(path, abandoned.clone());
     let mut report = Report::default();
-    while let Some((no, line)) = lines.next_value(&mut report)? {
-        if !line.is_object() {
-            lines.bad(&mut report, no, "not a JSON object");
-            continue;
-        }
+    lines.each(Reading::ToEnd, &mut report, |text, _| {
+        let line = Line::parse(text)?;
         if let Some(tree) = tree.as_deref_mut() {
             tree.add(&line);
         }
-        reader.line(&line);
-    }
+        reader.line(line);
+        Ok(())
+    })?;
     let mut read = reader.into_read();
     read.report.absorb(&report);
     Ok(read)

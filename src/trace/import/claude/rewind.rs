@@ -18,12 +18,10 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
-use super::super::lines::{bool_at, str_at};
 use super::blocks::first_line;
 use super::convert::Converter;
 use super::harness::is_note;
+use super::wire::{Content, Line};
 use super::{Key, key};
 use crate::event::EventKind;
 use crate::text::count;
@@ -63,46 +61,48 @@ impl Abandoned {
     }
 
     /// The abandoned branch a line of the session's own conversation is in.
-    pub fn branch_of(&self, line: &Value) -> Option<usize> {
-        if self.branch.is_empty() || bool_at(line, "isSidechain") {
+    pub fn branch_of(&self, line: &Line<'_>) -> Option<usize> {
+        if self.branch.is_empty() || line.is_sidechain.0 {
             return None;
         }
-        self.branch.get(&key(str_at(line, "uuid")?)).copied()
+        self.branch.get(&key(line.uuid.get()?)).copied()
     }
 
     /// Whether a line that no branch abandoned goes on with the conversation
     /// (so a branch read before it has ended): a line of the tree, not a line
     /// without `uuid` (snapshots, summaries) or a sidechain's.
-    pub fn continues(&self, line: &Value) -> bool {
-        !bool_at(line, "isSidechain") && str_at(line, "uuid").is_some()
+    pub fn continues(&self, line: &Line<'_>) -> bool {
+        !line.is_sidechain.0 && line.uuid.is_some()
     }
 }
 
 impl Tree {
     /// Adds one line of the file (a follower adds them as they come); lines
     /// without `uuid` and a sidechain's are left out.
-    pub fn add(&mut self, line: &Value) {
-        let (Some(uuid), false) = (str_at(line, "uuid"), bool_at(line, "isSidechain")) else {
+    pub fn add(&mut self, line: &Line<'_>) {
+        let (Some(uuid), false) = (line.uuid.get(), line.is_sidechain.0) else {
             return;
         };
         let id = key(uuid);
         if self.index.contains_key(&id) {
             return;
         }
-        let kind = str_at(line, "type");
+        let kind = line.kind.get();
         let prompt = kind == Some("user")
-            && typed(line.get("message").and_then(|m| m.get("content")))
-            && !bool_at(line, "isMeta")
-            && !bool_at(line, "isCompactSummary");
+            && typed(line.content())
+            && !line.is_meta.0
+            && !line.is_compact_summary.0;
         self.index.insert(id, self.nodes.len());
         let node = Node {
             id,
-            parent: str_at(line, "parentUuid")
-                .or_else(|| str_at(line, "logicalParentUuid"))
+            parent: line
+                .parent_uuid
+                .get()
+                .or_else(|| line.logical_parent_uuid.get())
                 .map(key),
             prompt,
             conversational: matches!(kind, Some("user" | "assistant")),
-            ts: line.get("timestamp").and_then(Value::as_str).map(key),
+            ts: line.timestamp.text().map(key),
         };
         if node.prompt {
             match self.first_prompts.get(&node.parent) {
@@ -242,12 +242,10 @@ impl Fold {
 /// Whether a user line's content holds something someone wrote: a non-blank
 /// text, or a block that is not a tool result (a block without a type is text,
 /// as the import reads it).
-fn typed(content: Option<&Value>) -> bool {
+fn typed(content: &Content<'_>) -> bool {
     match content {
-        Some(Value::String(s)) => !s.trim().is_empty(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .any(|b| b.is_object() && str_at(b, "type") != Some("tool_result")),
-        _ => false,
+        Content::Text(s) => !s.trim().is_empty(),
+        Content::Blocks { blocks, .. } => blocks.iter().any(|b| b.kind() != "tool_result"),
+        Content::None => false,
     }
 }

@@ -4,35 +4,97 @@
 use serde_json::Value;
 
 use super::super::Report;
-use super::super::lines::{bool_at, str_at, u64_at};
-use super::blocks::{content_blocks, flatten, trailer_agent_id, usage_of};
+use super::blocks::{flatten, trailer_agent_id};
 use super::convert::{Converter, TaskResult};
 use super::harness;
 use super::key;
-use crate::event::{EventKind, TerminalReason};
+use super::wire::{Block, Content, Line, usage_of};
+use crate::event::{EventKind, TerminalReason, Usage};
+
+/// The `tool_result` blocks of a user line, taken out of it (a line that
+/// answers a message still being written is held until it is complete).
+#[derive(Clone)]
+pub(super) struct Results {
+    blocks: Vec<ResultBlock>,
+    /// What the line says beyond its blocks, when it has one result.
+    outcome: Option<Outcome>,
+    /// The line's own `agentId`, when it has one result and is no sidechain's.
+    line_agent: Option<String>,
+}
+
+#[derive(Clone)]
+struct ResultBlock {
+    call_id: String,
+    content: Option<Value>,
+    is_error: bool,
+    agent_id: Option<String>,
+}
+
+/// Of a `Task` call's `toolUseResult`, what tells of its child.
+#[derive(Clone, Default)]
+struct Outcome {
+    agent_id: Option<String>,
+    status: Option<String>,
+    is_async: bool,
+    duration_ms: Option<u64>,
+    usage: Option<Usage>,
+}
+
+impl Results {
+    /// Takes the `tool_result` blocks out of `line`.
+    fn take(line: &mut Line<'_>) -> Results {
+        let blocks: Vec<ResultBlock> = match line.message.0.as_mut().map(|m| &mut m.content) {
+            Some(Content::Blocks { blocks, .. }) => blocks
+                .iter_mut()
+                .filter(|b| b.kind() == "tool_result")
+                .map(|b: &mut Block<'_>| ResultBlock {
+                    call_id: b.tool_use_id.take().unwrap_or_default(),
+                    content: b.content.take(),
+                    is_error: b.is_error.0,
+                    agent_id: b.agent_id.take(),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let single = blocks.len() == 1;
+        let outcome = line
+            .tool_use_result
+            .get()
+            .filter(|_| single)
+            .map(|t| Outcome {
+                agent_id: t.agent_id.owned(),
+                status: t.status.owned(),
+                is_async: t.is_async.0,
+                duration_ms: t.duration_ms.0,
+                usage: usage_of(&t.usage),
+            });
+        let line_agent = line
+            .agent_id
+            .owned()
+            .filter(|_| single && !line.is_sidechain.0);
+        Results {
+            blocks,
+            outcome,
+            line_agent,
+        }
+    }
+}
 
 impl Converter {
-    pub(super) fn user(
-        &mut self,
-        line: &Value,
-        message: &Value,
-        ts: Option<i64>,
-        report: &mut Report,
-    ) {
-        let content = message.get("content");
-        if self.answers_open_message(content) {
-            self.held.push((line.clone(), ts));
+    pub(super) fn user(&mut self, mut line: Line<'_>, ts: Option<i64>, report: &mut Report) {
+        if self.answers_open_message(line.content()) {
+            self.held.push((Results::take(&mut line), ts));
             return;
         }
         self.flush();
         let mut texts = Vec::new();
         let mut results = 0;
-        match content {
-            Some(Value::String(s)) => texts.push(s.clone()),
-            _ => {
-                for block in content_blocks(content) {
-                    match str_at(&block, "type").unwrap_or("text") {
-                        "text" => texts.extend(str_at(&block, "text").map(String::from)),
+        match line.content() {
+            Content::Text(s) => texts.push(s.to_string()),
+            content => {
+                for block in content.blocks() {
+                    match block.kind() {
+                        "text" => texts.extend(block.text().map(String::from)),
                         "tool_result" => results += 1,
                         "image" => texts.push("[image]".into()),
                         other => report.skip(format!("block:{other}")),
@@ -41,13 +103,13 @@ impl Converter {
             }
         }
         let text = texts.join("\n");
-        if bool_at(line, "isCompactSummary") {
+        if line.is_compact_summary.0 {
             self.compact_summary(&text, ts);
             return;
         }
         if results > 0 {
             self.close_notes();
-            self.results(line, ts);
+            self.results(Results::take(&mut line), ts);
         }
         if text.trim().is_empty() {
             return;
@@ -56,7 +118,7 @@ impl Converter {
             self.harness(said, ts, report);
             return;
         }
-        if bool_at(line, "isMeta") {
+        if line.is_meta.0 {
             self.meta(&text, ts);
             return;
         }
@@ -86,53 +148,54 @@ impl Converter {
     /// Whether the content is only results of calls the open message made:
     /// Claude Code runs a call as soon as its block is written, so its result
     /// can come before the message's last blocks.
-    fn answers_open_message(&self, content: Option<&Value>) -> bool {
-        let (Some(open), Some(Value::Array(blocks))) = (&self.open, content) else {
+    fn answers_open_message(&self, content: &Content<'_>) -> bool {
+        let (Some(open), Content::Blocks { blocks, others: 0 }) = (&self.open, content) else {
             return false;
         };
         !blocks.is_empty()
             && blocks.iter().all(|b| {
-                str_at(b, "type") == Some("tool_result")
-                    && str_at(b, "tool_use_id")
+                b.kind.get() == Some("tool_result")
+                    && b.tool_use_id
+                        .get()
                         .is_some_and(|id| open.tool_uses.iter().any(|(call, ..)| call == id))
             })
     }
 
     /// Emits the `tool_result` blocks of a user line.
-    pub(super) fn results(&mut self, line: &Value, ts: Option<i64>) {
-        let blocks: Vec<_> = content_blocks(line.get("message").and_then(|m| m.get("content")))
-            .into_iter()
-            .filter(|b| str_at(b, "type") == Some("tool_result"))
-            .collect();
-        // What the line says beyond its blocks is about its one result.
-        let single = blocks.len() == 1;
-        let extra = line
-            .get("toolUseResult")
-            .filter(|v| single && v.is_object());
-        let line_agent =
-            str_at(line, "agentId").filter(|_| single && !bool_at(line, "isSidechain"));
-        for block in &blocks {
-            self.tool_result(block, extra, line_agent, ts);
+    pub(super) fn results(&mut self, results: Results, ts: Option<i64>) {
+        let Results {
+            blocks,
+            outcome,
+            line_agent,
+        } = results;
+        let any = !blocks.is_empty();
+        let mut outcome = outcome;
+        for block in blocks {
+            self.tool_result(block, outcome.take(), line_agent.as_deref(), ts);
         }
-        self.messages += usize::from(!blocks.is_empty());
+        self.messages += usize::from(any);
         self.idle = false;
     }
 
     fn tool_result(
         &mut self,
-        block: &Value,
-        extra: Option<&Value>,
+        block: ResultBlock,
+        outcome: Option<Outcome>,
         line_agent: Option<&str>,
         ts: Option<i64>,
     ) {
-        let call_id = str_at(block, "tool_use_id").unwrap_or_default().to_string();
+        let ResultBlock {
+            call_id,
+            content,
+            is_error,
+            agent_id: block_agent,
+        } = block;
         let (name, call_ts) = self
             .calls
             .get(&key(&call_id))
             .cloned()
             .unwrap_or_else(|| ("unknown".to_string(), None));
-        let content = flatten(block.get("content"));
-        let is_error = bool_at(block, "is_error");
+        let content = flatten(content.as_ref());
         let duration_ms = match (ts, call_ts) {
             (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
             _ => 0,
@@ -150,11 +213,11 @@ impl Converter {
         let Some(task) = self.tasks.iter_mut().rev().find(|t| t.call_id == call_id) else {
             return;
         };
-        let extra = extra.unwrap_or(&Value::Null);
+        let outcome = outcome.unwrap_or_default();
         // Claude Code has put the child's id in each of these places.
         let agent_id = [
-            str_at(extra, "agentId"),
-            str_at(block, "agentId"),
+            outcome.agent_id.as_deref(),
+            block_agent.as_deref(),
             line_agent,
         ]
         .into_iter()
@@ -168,11 +231,10 @@ impl Converter {
             agent_id,
             text: content,
             is_error,
-            status: str_at(extra, "status").map(String::from),
-            background: bool_at(extra, "isAsync")
-                || str_at(extra, "status") == Some("async_launched"),
-            duration_ms: u64_at(extra, "totalDurationMs"),
-            usage: usage_of(extra.get("usage")),
+            background: outcome.is_async || outcome.status.as_deref() == Some("async_launched"),
+            status: outcome.status,
+            duration_ms: outcome.duration_ms,
+            usage: outcome.usage,
         });
     }
 }

@@ -6,17 +6,16 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::trace::import::lines::JsonLines;
-use crate::trace::import::prune::Prune;
+use crate::trace::import::lines::{JsonLines, Reading};
 
 fn sample(rel: &str) -> Vec<Value> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/import/codex")
         .join(rel);
-    let mut lines = JsonLines::open(&path, &Prune::NONE).unwrap();
+    let mut lines = JsonLines::open(&path).unwrap();
     let mut report = Report::default();
     let mut out = Vec::new();
-    while let Some((_, line)) = lines.next_value(&mut report).unwrap() {
+    while let Some((_, line)) = lines.next_object(Reading::ToEnd, &mut report).unwrap() {
         out.push(line);
     }
     out

@@ -43,9 +43,8 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 
-use super::lines::{Fed, Reading, first_str};
+use super::lines::{Fed, Reading, first_str, object};
 use super::live::{Ending, Grew, Live, Signature};
-use super::prune::Prune;
 use super::timeline::{LaneBuf, Pending, Timeline, elapsed_ms};
 use super::{Format, ImportError, Imported, Report, SharedEvent, header};
 use crate::event::{AgentId, EventKind, TerminalReason};
@@ -209,11 +208,12 @@ impl Files {
     ) -> Result<Converter, ImportError> {
         let fed = match self.fed.entry(path.to_path_buf()) {
             Entry::Occupied(fed) => fed.into_mut(),
-            Entry::Vacant(slot) => {
-                slot.insert(Fed::open(path, Converter::new(lane), &Prune::NONE)?)
-            }
+            Entry::Vacant(slot) => slot.insert(Fed::open(path, Converter::new(lane))?),
         };
-        fed.feed(self.reading, |conv, line, report| conv.line(line, report))?;
+        fed.feed(self.reading, |conv, text, report| {
+            conv.line(&object(text)?, report);
+            Ok(())
+        })?;
         report.absorb(&fed.report);
         let conv = match self.reading {
             // Read once: nothing is kept for later.

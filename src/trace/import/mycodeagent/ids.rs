@@ -16,8 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::super::lines::{JsonLines, first_str, str_at};
-use super::super::prune::Prune;
+use super::super::lines::{JsonLines, Reading, first_str, str_at};
 use super::super::{ImportError, Report};
 
 /// A trace's masked-id placeholder (`***`), or no id at all.
@@ -100,9 +99,9 @@ impl CallIds {
     /// Reads the `tool_lifecycle` facts of a transcript; its bad lines are
     /// reported like any other file's.
     pub fn load(path: &Path, report: &mut Report) -> Result<Self, ImportError> {
-        let mut lines = JsonLines::open(path, &Prune::NONE)?;
+        let mut lines = JsonLines::open(path)?;
         let mut ids = CallIds::default();
-        while let Some((_, line)) = lines.next_value(report)? {
+        while let Some((_, line)) = lines.next_object(Reading::ToEnd, report)? {
             if str_at(&line, "event_type") != Some("tool_lifecycle") {
                 continue;
             }

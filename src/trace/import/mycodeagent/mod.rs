@@ -61,8 +61,7 @@ mod transcript;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::lines::{JsonLines, first_str, str_at, timestamp_ms, u64_at};
-use super::prune::Prune;
+use super::lines::{JsonLines, Reading, first_str, str_at, timestamp_ms, u64_at};
 use super::timeline::Timeline;
 use super::{Format, ImportError, Imported, Report, header};
 use crate::event::AgentId;
@@ -198,11 +197,11 @@ impl Ctx {
         lane_index: usize,
         depth: usize,
     ) -> Result<FileLane, ImportError> {
-        let mut lines = JsonLines::open(path, &Prune::NONE)?;
+        let mut lines = JsonLines::open(path)?;
         let mut lane = FileLane::new(agent);
         let mut children: Vec<ChildRec> = Vec::new();
         let mut ids_sought = false;
-        while let Some((no, line)) = lines.next_value(&mut self.report)? {
+        while let Some((no, line)) = lines.next_object(Reading::ToEnd, &mut self.report)? {
             let Some(event) = str_at(&line, "event") else {
                 lines.bad(&mut self.report, no, "no \"event\" name");
                 continue;

@@ -24,8 +24,7 @@
 
 use serde_json::{Value, json};
 
-use super::super::lines::{JsonLines, first_str, str_at, timestamp_ms, u64_at};
-use super::super::prune::Prune;
+use super::super::lines::{JsonLines, Reading, first_str, str_at, timestamp_ms, u64_at};
 use super::children::ChildRec;
 use super::lane::FileLane;
 use super::{Ctx, Kind};
@@ -38,10 +37,10 @@ const PEEK_LINES: usize = 20;
 /// Whether the file's first readable line is a transcript fact (`event_type`)
 /// rather than a trace event (`event`).
 pub(super) fn is_transcript(path: &std::path::Path) -> Result<bool, ImportError> {
-    let mut lines = JsonLines::open(path, &Prune::NONE)?;
+    let mut lines = JsonLines::open(path)?;
     let mut scratch = Report::default();
     for _ in 0..PEEK_LINES {
-        let Some((_, line)) = lines.next_value(&mut scratch)? else {
+        let Some((_, line)) = lines.next_object(Reading::ToEnd, &mut scratch)? else {
             break;
         };
         if str_at(&line, "event").is_some() {
@@ -64,12 +63,12 @@ impl Ctx {
         lane_index: usize,
         depth: usize,
     ) -> Result<FileLane, ImportError> {
-        let mut lines = JsonLines::open(path, &Prune::NONE)?;
+        let mut lines = JsonLines::open(path)?;
         let mut lane = FileLane::new(agent);
         let mut children: Vec<ChildRec> = Vec::new();
         // What each assistant message said it would call, by id.
         let mut planned: Vec<(String, String, Value)> = Vec::new();
-        while let Some((no, line)) = lines.next_value(&mut self.report)? {
+        while let Some((no, line)) = lines.next_object(Reading::ToEnd, &mut self.report)? {
             let Some(kind) = str_at(&line, "event_type") else {
                 lines.bad(&mut self.report, no, "no \"event_type\"");
                 continue;

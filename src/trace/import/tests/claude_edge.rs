@@ -132,6 +132,41 @@ fn fields_of_the_wrong_type_degrade_instead_of_failing() {
     assert!(imported.events.iter().any(|e| e.agent == AgentId::Sub(1)));
 }
 
+/// The importer reads a few fields of each line and scans past the rest
+/// (a tool's whole output in `toolUseResult`, the version, the branch): what
+/// is wrong in a field it never reads cannot cost the line, while what is
+/// wrong in one it shows makes the line a bad line, said by number.
+#[test]
+fn damage_in_a_field_never_read_keeps_the_line_and_in_a_read_one_skips_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.jsonl");
+    let mut text = Vec::new();
+    // Line 1: bytes that are not UTF-8 in the version and in a Read's copy
+    // of a binary file, and an unpaired surrogate in the branch name.
+    text.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\",\"version\":\"2.0\xff\",\"gitBranch\":\"\\ud800\",\"message\":{\"role\":\"user\",\"content\":\"first question\"}}\n");
+    text.extend_from_slice(b"{\"type\":\"assistant\",\"uuid\":\"a1\",\"sessionId\":\"s\",\"message\":{\"id\":\"m1\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Read\",\"input\":{\"file_path\":\"/bin/ls\"}}]}}\n");
+    text.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"u2\",\"sessionId\":\"s\",\"toolUseResult\":{\"file\":{\"content\":\"\x7fELF\xc0\xaf\"}},\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"binary file\"}]}}\n");
+    // Line 4: the prompt itself is not UTF-8.
+    text.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"u3\",\"sessionId\":\"s\",\"message\":{\"content\":\"second \xff question\"}}\n");
+    std::fs::write(&path, text).unwrap();
+
+    let imported = import(&path).unwrap();
+    assert_well_formed(&imported);
+    let main = of(&imported.events, AgentId::Main);
+    let prompts: Vec<_> = main
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::UserMessage { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(prompts, ["first question"]);
+    assert!(main.iter().any(|e| matches!(&e.kind,
+        EventKind::ToolResult { call_id, content, .. } if call_id == "t1" && content.to_string() == "binary file")));
+    let bad: Vec<_> = imported.bad_lines.iter().map(|b| b.line).collect();
+    assert_eq!(bad, [4]);
+}
+
 #[test]
 fn without_timestamps_children_still_sit_inside_their_calls() {
     let dir = tempfile::tempdir().unwrap();
