@@ -1,24 +1,30 @@
 //! Small readers of Claude Code's message content: blocks, tool result text,
 //! usage, the tags Claude Code wraps its own text in.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::super::lines::{display, str_at};
+use super::wire::ResultContent;
 use crate::event::Usage;
 
 /// A tool result's content as text: a string, or its blocks' text.
-pub(super) fn flatten(content: Option<&Value>) -> String {
+pub(super) fn flatten(content: ResultContent<'_>) -> Cow<'_, str> {
     match content {
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .map(|b| match str_at(b, "type") {
-                Some("image") => "[image]".to_string(),
-                _ => str_at(b, "text").map_or_else(|| display(b), String::from),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Some(other) => display(other),
-        None => String::new(),
+        ResultContent::None => Cow::Borrowed(""),
+        ResultContent::Text(text) => text,
+        ResultContent::Other(Value::Array(blocks)) => Cow::Owned(
+            blocks
+                .iter()
+                .map(|b| match str_at(b, "type") {
+                    Some("image") => "[image]".to_string(),
+                    _ => str_at(b, "text").map_or_else(|| display(b), String::from),
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        ResultContent::Other(other) => Cow::Owned(display(&other)),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `user` lines: prompts, interruptions, tool results, and the text Claude Code
 //! writes as if the user had said it (told apart in `harness.rs`).
 
-use serde_json::Value;
+use std::sync::Arc;
 
 use super::super::Report;
 use super::blocks::{flatten, trailer_agent_id};
@@ -25,7 +25,8 @@ pub(super) struct Results {
 #[derive(Clone)]
 struct ResultBlock {
     call_id: String,
-    content: Option<Value>,
+    /// The content as text, as the event carries it.
+    content: Arc<str>,
     is_error: bool,
     agent_id: Option<String>,
 }
@@ -49,7 +50,7 @@ impl Results {
                 .filter(|b| b.kind() == "tool_result")
                 .map(|b: &mut Block<'_>| ResultBlock {
                     call_id: b.tool_use_id.take().unwrap_or_default(),
-                    content: b.content.take(),
+                    content: Arc::from(&*flatten(std::mem::take(&mut b.content))),
                     is_error: b.is_error.0,
                     agent_id: b.agent_id.take(),
                 })
@@ -195,7 +196,6 @@ impl Converter {
             .get(&key(&call_id))
             .cloned()
             .unwrap_or_else(|| ("unknown".to_string(), None));
-        let content = flatten(content.as_ref());
         let duration_ms = match (ts, call_ts) {
             (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
             _ => 0,
@@ -206,7 +206,7 @@ impl Converter {
                 call_id: call_id.clone(),
                 name,
                 is_error,
-                content: content.as_str().into(),
+                content: Arc::clone(&content),
                 duration_ms,
             },
         );
@@ -229,7 +229,7 @@ impl Converter {
             idx,
             ts,
             agent_id,
-            text: content,
+            text: content.to_string(),
             is_error,
             background: outcome.is_async || outcome.status.as_deref() == Some("async_launched"),
             status: outcome.status,

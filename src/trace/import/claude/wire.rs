@@ -63,9 +63,8 @@ fields! {
         /// A `tool_use` block's input, built whole: the call event carries it.
         "input" => input: Option<Value>,
         "tool_use_id" => tool_use_id: Text<'a>,
-        /// A `tool_result` block's content (text, or blocks of text and
-        /// images), built whole: the result event carries its text.
-        "content" => content: Option<Value>,
+        /// A `tool_result` block's content: the result event carries its text.
+        "content" => content: ResultContent<'a>,
         "is_error" => is_error: Flag,
         "agentId" => agent_id: Text<'a>,
     }
@@ -153,6 +152,77 @@ impl Counts<'_> {
 /// changes nothing).
 pub(super) fn usage_of(usage: &Obj<Counts<'_>>) -> Option<Usage> {
     usage.get().map(Counts::usage)
+}
+
+/// A `tool_result` block's content: text (most of a session's bytes, so
+/// borrowed from the line when it has no escapes, and copied once, into the
+/// event), or anything else (blocks of text and images), built whole.
+#[derive(Debug, Default)]
+pub(super) enum ResultContent<'a> {
+    #[default]
+    None,
+    Text(Cow<'a, str>),
+    Other(Value),
+}
+
+impl<'de> Deserialize<'de> for ResultContent<'de> {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        de.deserialize_any(ResultContentVisitor)
+    }
+}
+
+struct ResultContentVisitor;
+
+impl<'de> Visitor<'de> for ResultContentVisitor {
+    type Value = ResultContent<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<ResultContent<'de>, E> {
+        Ok(ResultContent::Text(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<ResultContent<'de>, E> {
+        Ok(ResultContent::Text(Cow::Owned(v.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<ResultContent<'de>, E> {
+        Ok(ResultContent::Text(Cow::Owned(v)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ResultContent<'de>, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq)).map(ResultContent::Other)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ResultContent<'de>, A::Error> {
+        Value::deserialize(MapAccessDeserializer::new(map)).map(ResultContent::Other)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<ResultContent<'de>, E> {
+        Ok(ResultContent::Other(Value::Bool(v)))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<ResultContent<'de>, E> {
+        Ok(ResultContent::Other(Value::from(v)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<ResultContent<'de>, E> {
+        Ok(ResultContent::Other(Value::from(v)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<ResultContent<'de>, E> {
+        Ok(ResultContent::Other(Value::from(v)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<ResultContent<'de>, E> {
+        Ok(ResultContent::None)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<ResultContent<'de>, E> {
+        Ok(ResultContent::None)
+    }
 }
 
 /// A message's `content`: a plain string, or a list of blocks.
