@@ -254,10 +254,12 @@ impl LiveExport {
         let mut done = Vec::new();
         live.mapper.finish(&mut done);
         live.hand_over(done);
-        let flushed = live.processor.force_flush();
-        let _ = live.processor.shutdown_with_timeout(timeout);
+        // Shutting down sends what is queued, within `timeout`; a separate
+        // flush first would wait on a backend that does not answer for the
+        // exporter's own timeout before this one even started.
+        let sent = live.processor.shutdown_with_timeout(timeout);
         let failures = live.failures.lock().ok()?;
-        match (&failures.last, flushed) {
+        match (&failures.last, sent) {
             (Some(last), _) => Some(format!(
                 "telemetry: {} of the session's span batches did not reach the OTLP endpoint ({last})",
                 failures.batches

@@ -208,3 +208,39 @@ fn a_live_export_to_a_backend_that_is_down_warns_and_loses_nothing_else() {
         Some("telemetry: spans are not reaching the OTLP endpoint")
     );
 }
+
+/// Quitting waits for telemetry no longer than it was told to, even when the
+/// backend takes connections and never answers (the exporter's own request
+/// timeout is 10 s).
+#[test]
+fn finishing_against_a_backend_that_never_answers_keeps_to_its_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Takes each connection and holds it open without a word.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    let settings = settings(Some(format!("http://127.0.0.1:{port}")));
+    let header = TraceHeader::new("s-1", "/work/shop", "anthropic", "claude-sonnet-4-5");
+    let live = LiveExport::start(&header, &settings, crate::protocol::SideWarning::default())
+        .unwrap()
+        .unwrap();
+    let mut recorder = live.recorder();
+    for event in session() {
+        assert_eq!(recorder.record(&event), Ok(()));
+    }
+    let started = std::time::Instant::now();
+    let said = live.finish(std::time::Duration::from_millis(500));
+    let waited = started.elapsed();
+    assert!(
+        waited < std::time::Duration::from_secs(3),
+        "finish waited {waited:?} with a 500 ms timeout"
+    );
+    assert!(
+        said.as_deref().is_some_and(|s| s.starts_with("telemetry:")),
+        "what was not sent is said: {said:?}"
+    );
+}
