@@ -179,9 +179,11 @@ impl JsonLines {
 
     /// Records that the line `at` could not be parsed: a bad line, or, when
     /// it is the last line of a finished file cut off mid-write, a
-    /// truncated file (`report.truncated`), after which nothing follows.
+    /// truncated file (`report.truncated`), after which nothing follows. A
+    /// last line that is whole JSON of the wrong shape (`80000`, not an
+    /// object) was not cut off: it is a bad line.
     pub fn reject(&self, at: At, error: &serde_json::Error, report: &mut Report) -> Flow {
-        if !at.complete {
+        if !at.complete && error.classify() != serde_json::error::Category::Data {
             report.truncated.push(self.path.clone());
             return Flow::End;
         }
@@ -347,5 +349,35 @@ mod growing_tests {
         let (no, third) = next(&mut lines, &mut report).unwrap();
         assert_eq!((no, third["c"].as_i64()), (3, Some(3)));
         assert!(report.bad_lines.is_empty() && report.truncated.is_empty());
+    }
+
+    #[test]
+    fn a_last_line_without_newline_is_cut_off_only_when_it_is_not_whole_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let read = |text: &str| {
+            let path = dir.path().join("s.jsonl");
+            std::fs::write(&path, text).unwrap();
+            let mut lines = JsonLines::open(&path).unwrap();
+            let mut report = Report::default();
+            let mut values = 0;
+            while lines
+                .next_object(Reading::ToEnd, &mut report)
+                .unwrap()
+                .is_some()
+            {
+                values += 1;
+            }
+            let bad: Vec<(usize, String)> = report
+                .bad_lines
+                .iter()
+                .map(|b| (b.line, b.error.clone()))
+                .collect();
+            (values, bad, report.truncated.len())
+        };
+        assert_eq!(read("{\"a\":1}\n{\"b\":"), (1, vec![], 1));
+        assert_eq!(
+            read("{\"a\":1}\n80000"),
+            (1, vec![(2, "not a JSON object".to_string())], 0)
+        );
     }
 }

@@ -73,6 +73,9 @@ impl SharedEvent {
     }
 }
 
+/// Events a look's finishing may add to a lane copy without it growing.
+const LOOK_ROOM: usize = 64;
+
 /// One agent's events in order. A slot may be emptied later (`None`) when an
 /// importer takes back a provisional event; emptied slots keep the indices of
 /// the others stable for the gates.
@@ -104,6 +107,16 @@ impl LaneBuf {
 
     pub fn last_ts(&self) -> Option<i64> {
         self.iter().filter_map(|p| p.ts).next_back()
+    }
+
+    /// A copy to finish for a look at a lane still being written, with room
+    /// for the few events finishing adds: a copy of exactly its length would
+    /// double on the first of them, and in a big session that doubled copy
+    /// was the biggest thing a follower held at its peak.
+    pub fn copy_for_look(&self) -> LaneBuf {
+        let mut events = Vec::with_capacity(self.events.len() + LOOK_ROOM);
+        events.extend_from_slice(&self.events);
+        LaneBuf { events }
     }
 
     /// Puts events in front of the lane (a child's start and prompt).

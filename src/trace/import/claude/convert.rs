@@ -91,7 +91,7 @@ pub(super) struct Converter {
     /// The uuids of the lines read.
     pub(super) seen: HashSet<Key>,
     /// Each call's tool name and time, by call id.
-    pub(super) calls: HashMap<Key, (String, Option<i64>)>,
+    pub(super) calls: Calls,
     pub(super) step: u32,
     pub(super) turn: Option<Turn>,
     /// The last message asked for no tools: the agent is waiting for the user.
@@ -119,7 +119,7 @@ impl Converter {
             held: Vec::new(),
             counted: HashMap::new(),
             seen: HashSet::new(),
-            calls: HashMap::new(),
+            calls: Calls::default(),
             step: 0,
             turn: None,
             idle: true,
@@ -145,13 +145,13 @@ impl Converter {
     /// is flushed, and the results held back are results of those calls.
     pub(super) fn peek(&self) -> Converter {
         Converter {
-            buf: self.buf.clone(),
+            buf: self.buf.copy_for_look(),
             main: self.main,
             open: self.open.clone(),
             held: self.held.clone(),
             counted: HashMap::new(),
             seen: HashSet::new(),
-            calls: HashMap::new(),
+            calls: Calls::default(),
             step: self.step,
             turn: self.turn.clone(),
             idle: self.idle,
@@ -382,7 +382,7 @@ impl Converter {
         // The screen draws brood's `task` tool as a task cell; Claude Code's
         // subagent tool is the same thing under another name.
         let name = if task { TASK_TOOL.to_string() } else { name };
-        self.calls.insert(key(&call_id), (name.clone(), ts));
+        self.calls.add(&call_id, &name, ts);
         // Only a call that starts a child keeps its input beside the event.
         let task_input = (task && self.main).then(|| input.clone());
         let call_idx = self.buf.push(
@@ -462,6 +462,55 @@ fn tool_use(block: &BlockRef<'_, '_>, ts: Option<i64>) -> Option<ToolUse> {
         block.input.clone().unwrap_or(Value::Null),
         ts,
     ))
+}
+
+/// The calls a conversation made, by call id: each call's tool name and
+/// time. A follower holds an entry per call of the session, so an entry is
+/// the id's hash, a number for the name and the time: 24 bytes, not a
+/// string of the name each.
+#[derive(Clone, Default)]
+pub(super) struct Calls {
+    by_id: HashMap<Key, Made>,
+    names: Vec<String>,
+    name_ids: HashMap<String, u32>,
+}
+
+#[derive(Clone, Copy)]
+struct Made {
+    name: u32,
+    /// Milliseconds, or [`Made::NO_TIME`].
+    ts: i64,
+}
+
+impl Made {
+    const NO_TIME: i64 = i64::MIN;
+}
+
+impl Calls {
+    pub fn add(&mut self, call_id: &str, name: &str, ts: Option<i64>) {
+        let id = match self.name_ids.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = self.names.len() as u32;
+                self.names.push(name.to_string());
+                self.name_ids.insert(name.to_string(), id);
+                id
+            }
+        };
+        let made = Made {
+            name: id,
+            ts: ts.unwrap_or(Made::NO_TIME),
+        };
+        self.by_id.insert(key(call_id), made);
+    }
+
+    /// The tool the call `call_id` used, and when it was made.
+    pub fn get(&self, call_id: &str) -> Option<(&str, Option<i64>)> {
+        let made = self.by_id.get(&key(call_id))?;
+        let name = self.names.get(made.name as usize)?;
+        let ts = (made.ts != Made::NO_TIME).then_some(made.ts);
+        Some((name, ts))
+    }
 }
 
 /// The line types a conversation takes.

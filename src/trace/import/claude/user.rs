@@ -7,7 +7,6 @@ use super::super::Report;
 use super::blocks::{flatten, trailer_agent_id};
 use super::convert::{Converter, TaskResult};
 use super::harness;
-use super::key;
 use super::wire::{Block, Content, Line, usage_of};
 use crate::event::{EventKind, TerminalReason, Usage};
 
@@ -191,11 +190,10 @@ impl Converter {
             is_error,
             agent_id: block_agent,
         } = block;
-        let (name, call_ts) = self
-            .calls
-            .get(&key(&call_id))
-            .cloned()
-            .unwrap_or_else(|| ("unknown".to_string(), None));
+        let (name, call_ts) = self.calls.get(&call_id).map_or_else(
+            || ("unknown".to_string(), None),
+            |(n, ts)| (n.to_string(), ts),
+        );
         let duration_ms = match (ts, call_ts) {
             (Some(end), Some(start)) => end.saturating_sub(start).max(0) as u64,
             _ => 0,
