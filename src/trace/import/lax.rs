@@ -15,6 +15,26 @@ use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+/// The `visit_*` methods of a visitor that takes a string as `$make`
+/// applied to a `Cow`: borrowed from the line when it has no escapes.
+macro_rules! strings_are {
+    ($make:expr) => {
+        fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            Ok($make(std::borrow::Cow::Borrowed(v)))
+        }
+
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok($make(std::borrow::Cow::Owned(v.to_owned())))
+        }
+
+        fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+            Ok($make(std::borrow::Cow::Owned(v)))
+        }
+    };
+}
+
+pub(crate) use strings_are;
+
 /// One JSON value as the lenient types see it: a string or number they may
 /// take, or something else, already scanned past.
 enum Scalar<'a> {
@@ -41,17 +61,7 @@ impl<'de> Visitor<'de> for ScalarVisitor {
         f.write_str("any JSON value")
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Scalar<'de>, E> {
-        Ok(Scalar::Str(Cow::Borrowed(v)))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar<'de>, E> {
-        Ok(Scalar::Str(Cow::Owned(v.to_owned())))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Scalar<'de>, E> {
-        Ok(Scalar::Str(Cow::Owned(v)))
-    }
+    strings_are!(Scalar::Str);
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar<'de>, E> {
         Ok(Scalar::Unsigned(v))

@@ -11,7 +11,9 @@ use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::super::lax::{Count, Flag, Items, List, Obj, Stamp, Text, fields, object, others_are};
+use super::super::lax::{
+    Count, Flag, Items, List, Obj, Stamp, Text, fields, object, others_are, strings_are,
+};
 use crate::event::Usage;
 
 fields! {
@@ -180,17 +182,7 @@ impl<'de> Visitor<'de> for ResultContentVisitor {
         f.write_str("any JSON value")
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<ResultContent<'de>, E> {
-        Ok(ResultContent::Text(Cow::Borrowed(v)))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<ResultContent<'de>, E> {
-        Ok(ResultContent::Text(Cow::Owned(v.to_owned())))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<ResultContent<'de>, E> {
-        Ok(ResultContent::Text(Cow::Owned(v)))
-    }
+    strings_are!(ResultContent::Text);
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ResultContent<'de>, A::Error> {
         Value::deserialize(SeqAccessDeserializer::new(seq)).map(ResultContent::Other)
@@ -296,13 +288,7 @@ impl<'de> Visitor<'de> for ContentVisitor {
         f.write_str("any JSON value")
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Content<'de>, E> {
-        Ok(Content::Text(Cow::Borrowed(v)))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Content<'de>, E> {
-        Ok(Content::Text(Cow::Owned(v.to_owned())))
-    }
+    strings_are!(Content::Text);
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Content<'de>, A::Error> {
         let items = Items::deserialize(SeqAccessDeserializer::new(seq))?;
