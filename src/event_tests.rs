@@ -26,17 +26,17 @@ fn wire_names_are_the_serialized_tags() {
         EventKind::ToolCall {
             call_id: "c".into(),
             name: "grep".into(),
-            input: Value::Null,
+            input: Value::Null.into(),
             summary: String::new(),
         },
-        EventKind::ApprovalRequested {
+        EventKind::ApprovalRequested(Box::new(crate::event::ApprovalAsk {
             id: 1,
             call_id: "c".into(),
             tool: "bash".into(),
             summary: "s".into(),
             reason: "r".into(),
             session_rule: String::new(),
-        },
+        })),
         EventKind::PermissionDecision {
             call_id: "c".into(),
             decision: Decision::Ask,
@@ -115,7 +115,7 @@ fn event_serializes_as_one_flat_object() {
         EventKind::ToolCall {
             call_id: "c1".into(),
             name: "grep".into(),
-            input: serde_json::json!({"pattern": "fn"}),
+            input: serde_json::json!({"pattern": "fn"}).into(),
             summary: String::new(),
         },
     );
@@ -148,7 +148,7 @@ fn secrets_never_reach_a_subscriber() {
         EventKind::ToolCall {
             call_id: "c".into(),
             name: "bash".into(),
-            input: serde_json::json!({"command": ["echo sk-test-0123456789"]}),
+            input: serde_json::json!({"command": ["echo sk-test-0123456789"]}).into(),
             summary: "echo sk-test-0123456789".into(),
         },
     );
@@ -213,4 +213,16 @@ async fn slow_subscriber_loses_nothing() {
     let expected: Vec<u64> = (1..=100_000).collect();
     assert_eq!(seen, expected, "slow subscriber saw a gap or reorder");
     assert_eq!(fast_reader.await.unwrap(), expected);
+}
+
+/// A follower holds every event of a session it follows, and every event is
+/// as big as the biggest kind: a rare kind that grows past this makes all of
+/// them grow (box its fields, as `approval_requested` and `subagent_start` do).
+#[test]
+fn an_event_stays_small_whatever_its_kind() {
+    assert!(
+        std::mem::size_of::<EventKind>() <= 120,
+        "EventKind is {} bytes",
+        std::mem::size_of::<EventKind>()
+    );
 }

@@ -228,7 +228,7 @@ impl TextPrinter {
             | EventKind::ThinkingDelta { .. }
             | EventKind::Thinking { .. }
             | EventKind::PromptContext { .. }
-            | EventKind::ApprovalRequested { .. }
+            | EventKind::ApprovalRequested(_)
             | EventKind::PermissionDecision { .. }
             | EventKind::Error { .. }
             | EventKind::SubagentStart(_)
@@ -307,7 +307,7 @@ impl TextPrinter {
             | EventKind::TextDelta { .. }
             | EventKind::AssistantMessage { .. }
             | EventKind::ToolCall { .. }
-            | EventKind::ApprovalRequested { .. }
+            | EventKind::ApprovalRequested(_)
             | EventKind::PermissionDecision { .. }
             | EventKind::Error { .. }
             | EventKind::McpServerDown { .. }

@@ -23,7 +23,7 @@ fn denied_call(result: &str) -> Vec<EventKind> {
         EventKind::ToolCall {
             call_id: "c".into(),
             name: "bash".into(),
-            input: serde_json::json!({"command": "rm -r build"}),
+            input: serde_json::json!({"command": "rm -r build"}).into(),
             summary: "rm -r build".into(),
         },
         EventKind::PermissionDecision {

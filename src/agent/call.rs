@@ -8,7 +8,7 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::{Agent, ApprovalRequest, ToolOutcome};
-use crate::event::{DecidedBy, Decision, EventKind};
+use crate::event::{ApprovalAsk, DecidedBy, Decision, EventKind};
 use crate::model::ToolCall;
 use crate::tools::{ToolContext, ToolError};
 
@@ -24,7 +24,7 @@ impl Agent {
         self.publish(EventKind::ToolCall {
             call_id: call.id.clone(),
             name: call.name.clone(),
-            input: call.input.clone(),
+            input: call.input.clone().into(),
             summary: self.tools.summarize(&call.name, &call.input),
         });
         let started = Instant::now();
@@ -80,14 +80,14 @@ impl Agent {
                     session_rule: session_rule(call),
                 };
                 self.approver.expect(&request);
-                self.publish(EventKind::ApprovalRequested {
+                self.publish(EventKind::ApprovalRequested(Box::new(ApprovalAsk {
                     id: request.id,
                     call_id: call.id.clone(),
                     tool: call.name.clone(),
                     summary: request.summary.clone(),
                     reason: request.reason.clone(),
                     session_rule: request.session_rule.clone(),
-                });
+                })));
                 let approved = tokio::select! {
                     _ = cancel.cancelled() => return error("interrupted while waiting for approval"),
                     a = self.approver.approve(&request) => a,

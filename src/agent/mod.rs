@@ -417,7 +417,7 @@ impl Agent {
         self.publish(EventKind::ToolCall {
             call_id: call.id.clone(),
             name: call.name.clone(),
-            input: call.input.clone(),
+            input: call.input.clone().into(),
             summary: self.tools.summarize(&call.name, &call.input),
         });
         let content = format!(

@@ -7,6 +7,7 @@
 //! and delivers it.
 
 mod bus;
+mod input;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -17,6 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 pub use bus::{EventBus, Recorder};
+pub use input::ToolInput;
 
 /// Which agent an event belongs to: the parent (`main`) or a child (`sub-N`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -205,6 +207,23 @@ impl fmt::Display for TerminalReason {
     }
 }
 
+/// What an `approval_requested` event asks. Boxed in its event: it is the
+/// biggest of the rare events, and every event is as big as its biggest kind,
+/// so unboxed it made each of a long session's events 8 bytes bigger.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalAsk {
+    /// Pairs the question with the user's reply.
+    pub id: u64,
+    pub call_id: String,
+    pub tool: String,
+    pub summary: String,
+    pub reason: String,
+    /// What "allow for the session" would approve: the command's prefix
+    /// for `bash` (`git push`), else the tool's name. Empty in older traces.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub session_rule: String,
+}
+
 /// What a `subagent_start` event tells: who started the child, with which
 /// profile and model, for what, and within which limits.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -294,25 +313,15 @@ pub enum EventKind {
     ToolCall {
         call_id: String,
         name: String,
-        input: Value,
+        input: ToolInput,
         /// The call in one line for people (`grep fn main in src`), made by the
         /// tool itself, so no reader needs the tools. Empty in traces of older
         /// versions and other tools: see [`crate::protocol::call_label`].
         #[serde(default, skip_serializing_if = "String::is_empty")]
         summary: String,
     },
-    /// A PreToolUse decision needs the user's answer; `id` pairs it with the reply.
-    ApprovalRequested {
-        id: u64,
-        call_id: String,
-        tool: String,
-        summary: String,
-        reason: String,
-        /// What "allow for the session" would approve: the command's prefix
-        /// for `bash` (`git push`), else the tool's name. Empty in older traces.
-        #[serde(default, skip_serializing_if = "String::is_empty")]
-        session_rule: String,
-    },
+    /// A PreToolUse decision needs the user's answer.
+    ApprovalRequested(Box<ApprovalAsk>),
     /// The final permission decision for one tool call.
     PermissionDecision {
         call_id: String,
@@ -402,7 +411,7 @@ impl EventKind {
             EventKind::Thinking { .. } => "thinking",
             EventKind::AssistantMessage { .. } => "assistant_message",
             EventKind::ToolCall { .. } => "tool_call",
-            EventKind::ApprovalRequested { .. } => "approval_requested",
+            EventKind::ApprovalRequested(_) => "approval_requested",
             EventKind::PermissionDecision { .. } => "permission_decision",
             EventKind::ToolResult { .. } => "tool_result",
             EventKind::HookContinue { .. } => "hook_continue",
@@ -443,14 +452,17 @@ impl EventKind {
             | EventKind::Error { message: text }
             | EventKind::Retry { reason: text, .. } => clean(text),
             EventKind::ToolCall { input, summary, .. } => {
-                redact_value(input, &clean);
+                // Only text that holds a secret, or may hide one behind an
+                // escape, is parsed to be cleaned.
+                let text = input.text();
+                if text.contains('\\') || secrets.iter().any(|s| text.contains(s.as_str())) {
+                    input.modify(|value| redact_value(value, &clean));
+                }
                 clean(summary);
             }
-            EventKind::ApprovalRequested {
-                summary, reason, ..
-            } => {
-                clean(summary);
-                clean(reason);
+            EventKind::ApprovalRequested(ask) => {
+                clean(&mut ask.summary);
+                clean(&mut ask.reason);
             }
             EventKind::PermissionDecision { reason, .. } => clean(reason),
             EventKind::HookRun {

@@ -251,7 +251,7 @@ pub fn rebuild(events: &[Event]) -> Vec<Message> {
                     answer.content.push(ContentBlock::ToolUse {
                         id: call_id.clone(),
                         name: name.clone(),
-                        input: input.clone(),
+                        input: input.to_value(),
                     });
                 }
                 open.calls.push(call_id.clone());
@@ -279,7 +279,7 @@ pub fn rebuild(events: &[Event]) -> Vec<Message> {
             | EventKind::ThinkingDelta { .. }
             | EventKind::ModelChanged { .. }
             | EventKind::ToolCall { .. }
-            | EventKind::ApprovalRequested { .. }
+            | EventKind::ApprovalRequested(_)
             | EventKind::PermissionDecision { .. }
             | EventKind::HookRun { .. }
             | EventKind::McpServerDown { .. }

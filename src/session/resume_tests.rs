@@ -33,7 +33,7 @@ fn call(id: &str, name: &str) -> EventKind {
     EventKind::ToolCall {
         call_id: id.into(),
         name: name.into(),
-        input: json!({"path": id}),
+        input: json!({"path": id}).into(),
         summary: String::new(),
     }
 }

@@ -109,12 +109,13 @@ async fn a_denial_carries_the_reason_the_person_typed() {
     } = start(dir.path(), &script);
     ops.send(Op::UserMessage("clean up".into())).unwrap();
     let ask = next_matching(&mut events, |e| {
-        matches!(e.kind, EventKind::ApprovalRequested { .. })
+        matches!(e.kind, EventKind::ApprovalRequested(_))
     })
     .await;
-    let EventKind::ApprovalRequested { id, .. } = ask.kind else {
+    let EventKind::ApprovalRequested(asked) = ask.kind else {
         unreachable!()
     };
+    let id = asked.id;
     ops.send(Op::Approval {
         id,
         answer: ApprovalAnswer::DenyBecause("the log is evidence".into()),
@@ -174,11 +175,11 @@ async fn a_session_rule_answers_the_waiting_questions_it_covers() {
     let mut asked = Vec::new();
     while asked.len() < 2 {
         let ask = next_matching(&mut events, |e| {
-            matches!(e.kind, EventKind::ApprovalRequested { .. })
+            matches!(e.kind, EventKind::ApprovalRequested(_))
         })
         .await;
-        if let EventKind::ApprovalRequested { id, .. } = ask.kind {
-            asked.push(id);
+        if let EventKind::ApprovalRequested(question) = ask.kind {
+            asked.push(question.id);
         }
     }
     ops.send(Op::Approval {
@@ -231,13 +232,14 @@ async fn only_the_asking_child_waits_for_the_dialog() {
     ops.send(Op::UserMessage("clean up".into())).unwrap();
 
     let ask = next_matching(&mut events, |e| {
-        matches!(e.kind, EventKind::ApprovalRequested { .. })
+        matches!(e.kind, EventKind::ApprovalRequested(_))
     })
     .await;
     assert_eq!(ask.agent, AgentId::Sub(1));
-    let EventKind::ApprovalRequested { id, .. } = ask.kind else {
+    let EventKind::ApprovalRequested(asked) = ask.kind else {
         unreachable!()
     };
+    let id = asked.id;
     // While sub-1 waits, sub-2 runs to its end.
     let sibling = next_matching(&mut events, |e| {
         matches!(e.kind, EventKind::SubagentEnd { .. })

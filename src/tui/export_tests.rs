@@ -23,7 +23,7 @@ fn state() -> State {
             EventKind::ToolCall {
                 call_id: "c1".into(),
                 name: "read_file".into(),
-                input: json!({"path": "README.md"}),
+                input: json!({"path": "README.md"}).into(),
                 summary: String::new(),
             },
         ),
@@ -42,7 +42,7 @@ fn state() -> State {
             EventKind::ToolCall {
                 call_id: "t1".into(),
                 name: "task".into(),
-                input: json!({"prompt": "find auth", "description": "find auth", "subagent_type": "explore"}),
+                input: json!({"prompt": "find auth", "description": "find auth", "subagent_type": "explore"}).into(),
                 summary: String::new(),
             },
         ),

@@ -26,14 +26,14 @@ fn asking() -> State {
         seq: 1,
         t_ms: 0,
         agent: AgentId::Main,
-        kind: EventKind::ApprovalRequested {
+        kind: EventKind::ApprovalRequested(Box::new(crate::event::ApprovalAsk {
             id: 1,
             call_id: "c1".into(),
             tool: "bash".into(),
             summary: "rm -rf build".into(),
             reason: "`rm -rf build` deletes files".into(),
             session_rule: crate::policy::command_prefix("rm -rf build"),
-        },
+        })),
     });
     assert!(!state.approvals.is_empty());
     state

@@ -23,7 +23,7 @@ fn three_calls() -> State {
         kinds.push(EventKind::ToolCall {
             call_id: id.into(),
             name: name.into(),
-            input: json!({"pattern": "x"}),
+            input: json!({"pattern": "x"}).into(),
             summary: String::new(),
         });
         kinds.push(EventKind::ToolResult {

@@ -253,7 +253,7 @@ async fn yes_allows_what_the_policy_asks_about() {
     let events = drain(&mut f.events);
     let asked = events
         .iter()
-        .any(|e| matches!(e.kind, EventKind::ApprovalRequested { .. }));
+        .any(|e| matches!(e.kind, EventKind::ApprovalRequested(_)));
     let decided = events.iter().any(|e| {
         matches!(
             e.kind,

@@ -242,8 +242,8 @@ impl Mapper {
                 self.ensure_main(event, at);
                 self.tool_call(event, at, call_id, name, input, summary);
             }
-            EventKind::ApprovalRequested { call_id, .. } => {
-                if let Some(open) = self.tools.get_mut(&(agent, call_id.clone())) {
+            EventKind::ApprovalRequested(ask) => {
+                if let Some(open) = self.tools.get_mut(&(agent, ask.call_id.clone())) {
                     open.attributes
                         .push(("brood.tool.approval_asked", Attr::Bool(true)));
                 }

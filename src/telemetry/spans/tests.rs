@@ -68,7 +68,7 @@ pub(crate) fn session() -> Vec<Event> {
             EventKind::ToolCall {
                 call_id: "t1".into(),
                 name: "task".into(),
-                input: json!({"prompt": "find main"}),
+                input: json!({"prompt": "find main"}).into(),
                 summary: "explore: find main".into(),
             },
         ),
@@ -122,7 +122,7 @@ pub(crate) fn session() -> Vec<Event> {
             EventKind::ToolCall {
                 call_id: "g1".into(),
                 name: "grep".into(),
-                input: json!({"pattern": "fn main"}),
+                input: json!({"pattern": "fn main"}).into(),
                 summary: String::new(),
             },
         ),
@@ -205,7 +205,7 @@ pub(crate) fn session() -> Vec<Event> {
             EventKind::ToolCall {
                 call_id: "b1".into(),
                 name: "bash".into(),
-                input: json!({"command": "rm -rf /"}),
+                input: json!({"command": "rm -rf /"}).into(),
                 summary: "rm -rf /".into(),
             },
         ),

@@ -44,7 +44,7 @@ impl State {
                 summary,
             } => {
                 let label = call_label(name, input, summary);
-                let input = Arc::new(input.clone());
+                let input = Arc::new(input.to_value());
                 child.live.push(LiveLine {
                     seq: event.seq,
                     call_id: call_id.clone(),
@@ -146,7 +146,7 @@ impl State {
             EventKind::TurnEnd { .. }
             | EventKind::Interrupted {}
             | EventKind::PermissionDecision { .. }
-            | EventKind::ApprovalRequested { .. }
+            | EventKind::ApprovalRequested(_)
             | EventKind::Retry { .. }
             | EventKind::McpServerDown { .. }
             | EventKind::SubagentStart(_)

@@ -134,23 +134,16 @@ impl State {
     /// What is the same for every agent: approvals, retries, errors.
     fn apply_shared(&mut self, event: &Event) {
         match &event.kind {
-            EventKind::ApprovalRequested {
-                id,
-                call_id,
-                tool,
-                summary,
-                reason,
-                session_rule,
-            } => self.approvals.push(PendingApproval {
-                id: *id,
+            EventKind::ApprovalRequested(ask) => self.approvals.push(PendingApproval {
+                id: ask.id,
                 agent: event.agent,
-                call_id: call_id.clone(),
-                tool: tool.clone(),
-                summary: summary.clone(),
-                reason: reason.clone(),
-                session_rule: match session_rule.is_empty() {
-                    true => tool.clone(),
-                    false => session_rule.clone(),
+                call_id: ask.call_id.clone(),
+                tool: ask.tool.clone(),
+                summary: ask.summary.clone(),
+                reason: ask.reason.clone(),
+                session_rule: match ask.session_rule.is_empty() {
+                    true => ask.tool.clone(),
+                    false => ask.session_rule.clone(),
                 },
             }),
             EventKind::PermissionDecision {
@@ -377,7 +370,7 @@ impl State {
             }
             EventKind::PermissionDecision { .. }
             | EventKind::PromptContext { .. }
-            | EventKind::ApprovalRequested { .. }
+            | EventKind::ApprovalRequested(_)
             | EventKind::Retry { .. }
             | EventKind::SubagentStart(_)
             | EventKind::SubagentEnd { .. } => {}

@@ -209,14 +209,14 @@ fn approvals_wait_until_answered_and_retries_until_output_resumes() {
         seq: 1,
         t_ms: 5,
         agent: AgentId::Sub(2),
-        kind: EventKind::ApprovalRequested {
+        kind: EventKind::ApprovalRequested(Box::new(crate::event::ApprovalAsk {
             id: 7,
             call_id: "c".into(),
             tool: "bash".into(),
             summary: "rm -rf build".into(),
             reason: "rm deletes files".into(),
             session_rule: crate::policy::command_prefix("rm -rf build"),
-        },
+        })),
     };
     state.apply(&ask);
     assert_eq!(state.approvals.len(), 1);

@@ -44,7 +44,7 @@ impl Mark {
             EventKind::Error { .. }
             | EventKind::Interrupted {}
             | EventKind::McpServerDown { .. } => Mark::Alarm,
-            EventKind::Retry { .. } | EventKind::ApprovalRequested { .. } => Mark::Waiting,
+            EventKind::Retry { .. } | EventKind::ApprovalRequested(_) => Mark::Waiting,
             EventKind::SubagentStart(_) | EventKind::SubagentEnd { .. } => Mark::Boundary,
             EventKind::Resumed { .. } | EventKind::Compacted { .. } => Mark::Boundary,
             EventKind::UserMessage { .. }
@@ -154,7 +154,7 @@ fn timeline_detail(kind: &EventKind) -> String {
             )
         }
         EventKind::ToolCall { name, input, .. } => format!("{name} {}", short(&input.to_string())),
-        EventKind::ApprovalRequested { tool, summary, .. } => format!("{tool}: {}", short(summary)),
+        EventKind::ApprovalRequested(ask) => format!("{}: {}", ask.tool, short(&ask.summary)),
         EventKind::PermissionDecision {
             decision, reason, ..
         } => format!("{decision}: {}", short(reason)),

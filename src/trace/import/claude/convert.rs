@@ -4,7 +4,7 @@
 //! written. User lines are read in `user.rs`, the lines Claude Code writes for
 //! itself (commands, notifications, compaction) in `harness.rs`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde_json::Value;
 
@@ -13,10 +13,11 @@ use super::super::live::Ending;
 use super::super::timeline::LaneBuf;
 use super::blocks::usage_growth;
 use super::harness::OpenNote;
+use super::tally::{Calls, Counted};
 use super::user::Results;
 use super::wire::{BlockRef, Line, Message, usage_of};
 use super::{Key, key};
-use crate::event::{EventKind, TerminalReason, Usage};
+use crate::event::{EventKind, TerminalReason, ToolInput, Usage};
 use crate::protocol::TASK_TOOL;
 
 /// Claude Code's names for its subagent tool (`Agent` since 2.1).
@@ -28,7 +29,7 @@ pub(super) fn is_task_tool(name: &str) -> bool {
 #[derive(Debug, Clone)]
 pub(super) struct TaskCall {
     pub call_id: String,
-    pub input: Value,
+    pub input: ToolInput,
     pub ts: Option<i64>,
     /// Index of the `tool_call` event in the lane.
     pub call_idx: usize,
@@ -52,7 +53,7 @@ pub(super) struct TaskResult {
 }
 
 /// One `tool_use` block: id, name, input, and when its line was written.
-pub(super) type ToolUse = (String, String, Value, Option<i64>);
+pub(super) type ToolUse = (String, String, ToolInput, Option<i64>);
 
 /// An assistant message still receiving lines. Claude Code writes one line per
 /// content block, each with the usage counted so far, and may write the results
@@ -87,7 +88,7 @@ pub(super) struct Converter {
     /// message is complete (after its calls, as brood's own loop orders them).
     pub(super) held: Vec<(Results, Option<i64>)>,
     /// The usage shown so far per message id.
-    pub(super) counted: HashMap<Key, Usage>,
+    pub(super) counted: Counted,
     /// The uuids of the lines read.
     pub(super) seen: HashSet<Key>,
     /// Each call's tool name and time, by call id.
@@ -117,7 +118,7 @@ impl Converter {
             main,
             open: None,
             held: Vec::new(),
-            counted: HashMap::new(),
+            counted: Counted::default(),
             seen: HashSet::new(),
             calls: Calls::default(),
             step: 0,
@@ -149,7 +150,7 @@ impl Converter {
             main: self.main,
             open: self.open.clone(),
             held: self.held.clone(),
-            counted: HashMap::new(),
+            counted: Counted::default(),
             seen: HashSet::new(),
             calls: Calls::default(),
             step: self.step,
@@ -229,7 +230,7 @@ impl Converter {
         if self.open.as_ref().is_some_and(|m| m.id != id) {
             self.flush();
         }
-        if self.open.is_none() && self.counted.contains_key(&key(&id)) {
+        if self.open.is_none() && self.counted.contains(key(&id)) {
             self.late_blocks(&id, message, &blocks, ts, report);
             return;
         }
@@ -284,10 +285,10 @@ impl Converter {
         let mut growth = Usage::default();
         if let (Some(now), Some(counted)) = (
             message.and_then(|m| usage_of(&m.usage)),
-            self.counted.get_mut(&key(id)),
+            self.counted.get(key(id)),
         ) {
-            growth = usage_growth(&now, counted);
-            *counted = now;
+            growth = usage_growth(&now, &counted);
+            self.counted.insert(key(id), now);
         }
         let text = text.join("\n\n");
         if text.is_empty() && calls.is_empty() && growth == Usage::default() {
@@ -377,7 +378,13 @@ impl Converter {
         }
     }
 
-    pub(super) fn call(&mut self, call_id: String, name: String, input: Value, ts: Option<i64>) {
+    pub(super) fn call(
+        &mut self,
+        call_id: String,
+        name: String,
+        input: ToolInput,
+        ts: Option<i64>,
+    ) {
         let task = is_task_tool(&name);
         // The screen draws brood's `task` tool as a task cell; Claude Code's
         // subagent tool is the same thing under another name.
@@ -459,58 +466,11 @@ fn tool_use(block: &BlockRef<'_, '_>, ts: Option<i64>) -> Option<ToolUse> {
     Some((
         block.id.get().unwrap_or_default().to_string(),
         block.name.get().unwrap_or("unknown").to_string(),
-        block.input.clone().unwrap_or(Value::Null),
+        block
+            .input
+            .map_or_else(|| ToolInput::from(Value::Null), ToolInput::from_raw),
         ts,
     ))
-}
-
-/// The calls a conversation made, by call id: each call's tool name and
-/// time. A follower holds an entry per call of the session, so an entry is
-/// the id's hash, a number for the name and the time: 24 bytes, not a
-/// string of the name each.
-#[derive(Clone, Default)]
-pub(super) struct Calls {
-    by_id: HashMap<Key, Made>,
-    names: Vec<String>,
-    name_ids: HashMap<String, u32>,
-}
-
-#[derive(Clone, Copy)]
-struct Made {
-    name: u32,
-    /// Milliseconds, or [`Made::NO_TIME`].
-    ts: i64,
-}
-
-impl Made {
-    const NO_TIME: i64 = i64::MIN;
-}
-
-impl Calls {
-    pub fn add(&mut self, call_id: &str, name: &str, ts: Option<i64>) {
-        let id = match self.name_ids.get(name) {
-            Some(&id) => id,
-            None => {
-                let id = self.names.len() as u32;
-                self.names.push(name.to_string());
-                self.name_ids.insert(name.to_string(), id);
-                id
-            }
-        };
-        let made = Made {
-            name: id,
-            ts: ts.unwrap_or(Made::NO_TIME),
-        };
-        self.by_id.insert(key(call_id), made);
-    }
-
-    /// The tool the call `call_id` used, and when it was made.
-    pub fn get(&self, call_id: &str) -> Option<(&str, Option<i64>)> {
-        let made = self.by_id.get(&key(call_id))?;
-        let name = self.names.get(made.name as usize)?;
-        let ts = (made.ts != Made::NO_TIME).then_some(made.ts);
-        Some((name, ts))
-    }
 }
 
 /// The line types a conversation takes.

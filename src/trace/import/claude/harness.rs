@@ -282,7 +282,7 @@ impl Converter {
             EventKind::ToolCall {
                 call_id: call_id.clone(),
                 name: name.to_string(),
-                input,
+                input: input.into(),
                 summary: label.to_string(),
             },
         );

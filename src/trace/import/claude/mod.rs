@@ -55,6 +55,7 @@ mod harness;
 mod lane;
 mod live;
 mod rewind;
+mod tally;
 mod user;
 mod wire;
 

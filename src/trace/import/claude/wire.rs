@@ -10,6 +10,7 @@ use std::fmt;
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::super::lax::{
     Count, Flag, Items, List, Obj, Stamp, Text, fields, object, others_are, strings_are,
@@ -62,8 +63,9 @@ fields! {
         "text" => text: Text<'a>,
         "id" => id: Text<'a>,
         "name" => name: Text<'a>,
-        /// A `tool_use` block's input, built whole: the call event carries it.
-        "input" => input: Option<Value>,
+        /// A `tool_use` block's input, kept as its text: the call event
+        /// carries it.
+        "input" => input: Option<&'a RawValue>,
         "tool_use_id" => tool_use_id: Text<'a>,
         /// A `tool_result` block's content: the result event carries its text.
         "content" => content: ResultContent<'a>,

@@ -306,22 +306,21 @@ impl Ctx<'_> {
                 .as_ref()
                 .and_then(|h| h.thread.id.clone())
                 .or_else(|| link.spawn.and_then(|s| s.thread.clone()));
-            let start =
-                match link.spawn {
-                    Some(spawn) => Some(spawn.call_idx),
-                    None => {
-                        let started = child.as_ref().and_then(|c| c.buf.first_ts());
-                        self.report.notes.push(format!(
-                            "{sub} (thread {}) was spawned by no spawn_agent call of {agent}",
-                            thread.as_deref().unwrap_or("?")
-                        ));
-                        started.and_then(|t| {
-                            parent.buf.events.iter().rposition(|e| {
-                                e.as_ref().and_then(|p| p.ts).is_some_and(|ts| ts <= t)
-                            })
+            let start = match link.spawn {
+                Some(spawn) => Some(spawn.call_idx),
+                None => {
+                    let started = child.as_ref().and_then(|c| c.buf.first_ts());
+                    self.report.notes.push(format!(
+                        "{sub} (thread {}) was spawned by no spawn_agent call of {agent}",
+                        thread.as_deref().unwrap_or("?")
+                    ));
+                    started.and_then(|t| {
+                        parent.buf.events.iter().rposition(|e| {
+                            e.as_ref().and_then(Pending::ts).is_some_and(|ts| ts <= t)
                         })
-                    }
-                };
+                    })
+                }
+            };
             let wait = thread.as_deref().and_then(|t| {
                 let nickname = child.as_ref().and_then(|c| c.thread.nickname.clone());
                 parent.waits.iter().find_map(|w| {

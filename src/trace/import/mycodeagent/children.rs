@@ -67,7 +67,7 @@ impl ChildRec {
                 EventKind::ToolCall {
                     call_id: call_id.clone(),
                     name: TASK_TOOL.into(),
-                    input,
+                    input: input.into(),
                     summary: String::new(),
                 },
             );
@@ -76,7 +76,7 @@ impl ChildRec {
         let result_idx = parent.task_results.get(&call_id).copied();
         let args = match parent.buf.events.get(call_idx).and_then(Option::as_ref) {
             Some(pending) => match &*pending.kind {
-                EventKind::ToolCall { input, .. } => Some(input.clone()),
+                EventKind::ToolCall { input, .. } => Some(input.to_value()),
                 _ => None,
             },
             None => None,
@@ -131,8 +131,10 @@ impl ChildRec {
             && let Some(Some(pending)) = parent_file.buf.events.get_mut(self.call_idx)
             && let EventKind::ToolCall { input, .. } = Arc::make_mut(&mut pending.kind)
         {
-            input["description"] = description.clone().into();
-            input["prompt"] = prompt.clone().into();
+            input.modify(|input| {
+                input["description"] = description.clone().into();
+                input["prompt"] = prompt.clone().into();
+            });
         }
         let answer = self
             .result_idx

@@ -188,7 +188,7 @@ impl FileLane {
             EventKind::ToolCall {
                 call_id: call_id.clone(),
                 name,
-                input,
+                input: input.into(),
                 summary: String::new(),
             },
         );

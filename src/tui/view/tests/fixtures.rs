@@ -122,7 +122,7 @@ impl Script {
         let kind = EventKind::ToolCall {
             call_id: id.into(),
             name: name.into(),
-            input,
+            input: input.into(),
             summary,
         };
         self.push(t, agent, kind)

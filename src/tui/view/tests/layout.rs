@@ -146,14 +146,14 @@ fn nine_children(asking: Asking) -> Script {
     s.push(
         1_100,
         sub(9),
-        EventKind::ApprovalRequested {
+        EventKind::ApprovalRequested(Box::new(crate::event::ApprovalAsk {
             id: 1,
             call_id: "c9-2".into(),
             tool: "bash".into(),
             summary: "rm -rf svc9/tmp".into(),
             reason: "deletes files".into(),
             session_rule: "rm".into(),
-        },
+        })),
     );
     s
 }

@@ -984,14 +984,14 @@ fn the_child_asking_for_approval_is_never_hidden_in_the_budgets() {
     s.push(
         30,
         sub(9),
-        EventKind::ApprovalRequested {
+        EventKind::ApprovalRequested(Box::new(crate::event::ApprovalAsk {
             id: 1,
             call_id: "c9".into(),
             tool: "bash".into(),
             summary: "rm -rf build/".into(),
             reason: "deletes files".into(),
             session_rule: "rm".into(),
-        },
+        })),
     );
     let state = s.state(40);
     let shown = text(&draw(&state, &mut Ui::new(), 140, 40, &color()));

@@ -161,26 +161,26 @@ pub(super) fn approval_from_child() -> Script {
         .push(
             1_510,
             sub(2),
-            EventKind::ApprovalRequested {
+            EventKind::ApprovalRequested(Box::new(crate::event::ApprovalAsk {
                 id: 1,
                 call_id: "x1".into(),
                 tool: "bash".into(),
                 summary: "rm -rf build/docs && make docs".into(),
                 reason: "rm deletes files".into(),
                 session_rule: crate::policy::command_prefix("rm -rf build/docs && make docs"),
-            },
+            })),
         )
         .push(
             1_600,
             sub(1),
-            EventKind::ApprovalRequested {
+            EventKind::ApprovalRequested(Box::new(crate::event::ApprovalAsk {
                 id: 2,
                 call_id: "y1".into(),
                 tool: "bash".into(),
                 summary: "rm -rf target".into(),
                 reason: "rm deletes files".into(),
                 session_rule: crate::policy::command_prefix("rm -rf target"),
-            },
+            })),
         );
     s
 }

@@ -81,7 +81,7 @@ impl Converter {
             EventKind::ToolCall {
                 call_id: call_id.clone(),
                 name: name.clone(),
-                input: input.clone(),
+                input: input.clone().into(),
                 summary,
             },
         );
