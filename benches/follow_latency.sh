@@ -8,7 +8,9 @@
 #            `tail -F` on the same file gives the plain line latency. Target: a
 #            median under 250 ms.
 #   memory   brood's peak RSS (VmHWM) while a Claude Code session it follows
-#            grows by GROW_MB (default 64) to about 100 MB: under 2x the file.
+#            grows by GROW_MB (default 64): the session file from 21 to about
+#            85 MB (100 MB with its subagents' files; GROW_MB=80 takes the file
+#            itself to 100 MB). Target: under 2x the session file.
 #            Grown twice: by whole turns (a call and its 1-8 KB result, as a
 #            working session grows) and by bare calls (the most events per MB).
 #
