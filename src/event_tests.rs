@@ -160,6 +160,31 @@ fn secrets_never_reach_a_subscriber() {
     }
 }
 
+/// A call's arguments are kept as their JSON text, where an escape can spell
+/// a secret without its letters (`\u0073k-…`): such text is read as a value
+/// to be cleaned, not searched as it is.
+#[test]
+fn a_secret_spelled_with_escapes_in_a_calls_arguments_is_redacted() {
+    let bus = EventBus::new();
+    bus.set_secrets(vec!["sk-test-0123456789".into()]);
+    let mut rx = bus.subscribe();
+    let raw: Box<serde_json::value::RawValue> =
+        serde_json::from_str(r#"{"command":"echo \u0073k-test-0123456789","n":1}"#).unwrap();
+    bus.publish(
+        AgentId::Main,
+        EventKind::ToolCall {
+            call_id: "c".into(),
+            name: "bash".into(),
+            input: crate::event::ToolInput::from_raw(&raw),
+            summary: String::new(),
+        },
+    );
+    let EventKind::ToolCall { input, .. } = rx.try_recv().unwrap().kind else {
+        panic!("not a tool call")
+    };
+    assert_eq!(input.text(), r#"{"command":"echo [redacted]","n":1}"#);
+}
+
 /// 100,000 events from four concurrent publishers reach a slow subscriber and a
 /// fast one complete and in the same order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
