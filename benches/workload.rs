@@ -94,7 +94,7 @@ impl Workload {
         for n in 1..=children {
             let child = AgentId::Sub(n);
             let call = format!("task{n}");
-            w.push(AgentId::Main, EventKind::ToolCall { call_id: call.clone(), name: "task".into(), input: json!({"prompt": "explore", "description": format!("part {n} of the question")}).into(), summary: format!("explore: part {n} of the question") });
+            w.push(AgentId::Main, EventKind::ToolCall { call_id: call.clone(), name: "task".into(), input: json!({"prompt": "explore", "description": format!("part {n} of the question")}).into(), summary: format!("explore: part {n} of the question").into() });
             w.push(
                 child,
                 EventKind::SubagentStart(Box::new(brood::event::SubagentStart {

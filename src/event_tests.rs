@@ -27,7 +27,7 @@ fn wire_names_are_the_serialized_tags() {
             call_id: "c".into(),
             name: "grep".into(),
             input: Value::Null.into(),
-            summary: String::new(),
+            summary: Box::default(),
         },
         EventKind::ApprovalRequested(Box::new(crate::event::ApprovalAsk {
             id: 1,
@@ -87,7 +87,7 @@ fn wire_names_are_the_serialized_tags() {
             reason: TerminalReason::Completed,
             summary: "s".into(),
             steps: 1,
-            tool_usage: BTreeMap::new(),
+            tool_usage: Default::default(),
             usage,
             elapsed_ms: 0,
         },
@@ -116,7 +116,7 @@ fn event_serializes_as_one_flat_object() {
             call_id: "c1".into(),
             name: "grep".into(),
             input: serde_json::json!({"pattern": "fn"}).into(),
-            summary: String::new(),
+            summary: Box::default(),
         },
     );
     let json = serde_json::to_value(&event).unwrap();
@@ -176,7 +176,7 @@ fn a_secret_spelled_with_escapes_in_a_calls_arguments_is_redacted() {
             call_id: "c".into(),
             name: "bash".into(),
             input: crate::event::ToolInput::from_raw(&raw),
-            summary: String::new(),
+            summary: Box::default(),
         },
     );
     let EventKind::ToolCall { input, .. } = rx.try_recv().unwrap().kind else {
@@ -246,7 +246,7 @@ async fn slow_subscriber_loses_nothing() {
 #[test]
 fn an_event_stays_small_whatever_its_kind() {
     assert!(
-        std::mem::size_of::<EventKind>() <= 120,
+        std::mem::size_of::<EventKind>() <= 104,
         "EventKind is {} bytes",
         std::mem::size_of::<EventKind>()
     );

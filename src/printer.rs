@@ -74,9 +74,12 @@ impl TextPrinter {
             self.models.insert(event.agent, model.clone());
         }
         // A compaction's summary request is priced like an answer.
-        if let EventKind::AssistantMessage { usage, .. } | EventKind::Compacted { usage, .. } =
-            &event.kind
-        {
+        let priced = match &event.kind {
+            EventKind::AssistantMessage { usage, .. } => Some(usage),
+            EventKind::Compacted { usage, .. } => Some(&**usage),
+            _ => None,
+        };
+        if let Some(usage) = priced {
             let model = self.models.get(&event.agent).map_or("", String::as_str);
             if let Some(cost) = self.prices.cost(model, usage) {
                 *self.cost.get_or_insert(0.0) += cost;

@@ -147,7 +147,7 @@ fn a_compaction_is_priced_in_the_closing_line() {
             after_tokens: 9_000,
             kept_messages: 2,
             summary: "s".into(),
-            usage: million,
+            usage: Box::new(million),
         },
         EventKind::TurnEnd {
             reason: crate::event::TerminalReason::Completed,

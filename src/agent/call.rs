@@ -25,7 +25,7 @@ impl Agent {
             call_id: call.id.clone(),
             name: call.name.clone(),
             input: call.input.clone().into(),
-            summary: self.tools.summarize(&call.name, &call.input),
+            summary: self.tools.summarize(&call.name, &call.input).into(),
         });
         let started = Instant::now();
         let mut outcome = self.decide_and_run(call, cancel).await;

@@ -167,7 +167,7 @@ impl Agent {
             after_tokens: after,
             kept_messages: kept,
             summary,
-            usage: response.usage,
+            usage: Box::new(response.usage),
         });
         Ok(response.usage)
     }

@@ -335,7 +335,7 @@ impl Launcher {
                 reason: outcome.reason,
                 summary: summary.clone(),
                 steps: outcome.steps,
-                tool_usage: outcome.tool_counts.clone(),
+                tool_usage: Box::new(outcome.tool_counts.clone()),
                 usage: outcome.usage,
                 elapsed_ms,
             },

@@ -418,7 +418,7 @@ impl Agent {
             call_id: call.id.clone(),
             name: call.name.clone(),
             input: call.input.clone().into(),
-            summary: self.tools.summarize(&call.name, &call.input),
+            summary: self.tools.summarize(&call.name, &call.input).into(),
         });
         let content = format!(
             "Your output was cut off by the max_tokens limit ({}) while writing this {} call, so it was not run. Make the input smaller (for example several edit_file calls instead of one large write_file) and call it again.",

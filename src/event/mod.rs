@@ -276,8 +276,9 @@ pub enum EventKind {
         after_tokens: u64,
         kept_messages: usize,
         summary: String,
-        /// What the summary request used.
-        usage: Usage,
+        /// What the summary request used. Boxed, as the rare event's biggest
+        /// part: every event is as big as the biggest kind.
+        usage: Box<Usage>,
     },
     /// A request is about to be sent to the model.
     ModelRequest {
@@ -317,8 +318,11 @@ pub enum EventKind {
         /// The call in one line for people (`grep fn main in src`), made by the
         /// tool itself, so no reader needs the tools. Empty in traces of older
         /// versions and other tools: see [`crate::protocol::call_label`].
-        #[serde(default, skip_serializing_if = "String::is_empty")]
-        summary: String,
+        ///
+        /// A box, not a `String`: the capacity word it saves keeps a call
+        /// event, and so every event, at 104 bytes.
+        #[serde(default, skip_serializing_if = "str::is_empty")]
+        summary: Box<str>,
     },
     /// A PreToolUse decision needs the user's answer.
     ApprovalRequested(Box<ApprovalAsk>),
@@ -390,7 +394,9 @@ pub enum EventKind {
         /// The text the parent receives: the answer, or why there is none.
         summary: String,
         steps: u32,
-        tool_usage: BTreeMap<String, u32>,
+        /// Boxed, as the rare event's biggest part: every event is as big as
+        /// the biggest kind.
+        tool_usage: Box<BTreeMap<String, u32>>,
         usage: Usage,
         elapsed_ms: u64,
     },
@@ -458,7 +464,11 @@ impl EventKind {
                 if text.contains('\\') || secrets.iter().any(|s| text.contains(s.as_str())) {
                     input.modify(|value| redact_value(value, &clean));
                 }
-                clean(summary);
+                if secrets.iter().any(|s| summary.contains(s.as_str())) {
+                    let mut text = summary.to_string();
+                    clean(&mut text);
+                    *summary = text.into();
+                }
             }
             EventKind::ApprovalRequested(ask) => {
                 clean(&mut ask.summary);

@@ -34,7 +34,7 @@ fn call(id: &str, name: &str) -> EventKind {
         call_id: id.into(),
         name: name.into(),
         input: json!({"path": id}).into(),
-        summary: String::new(),
+        summary: Box::default(),
     }
 }
 

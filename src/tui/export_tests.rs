@@ -24,7 +24,7 @@ fn state() -> State {
                 call_id: "c1".into(),
                 name: "read_file".into(),
                 input: json!({"path": "README.md"}).into(),
-                summary: String::new(),
+                summary: Box::default(),
             },
         ),
         (
@@ -43,7 +43,7 @@ fn state() -> State {
                 call_id: "t1".into(),
                 name: "task".into(),
                 input: json!({"prompt": "find auth", "description": "find auth", "subagent_type": "explore"}).into(),
-                summary: String::new(),
+                summary: Box::default(),
             },
         ),
         (

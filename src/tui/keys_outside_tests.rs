@@ -131,7 +131,7 @@ fn y_copies_the_selected_cell_s_output_or_the_last_answer() {
                 call_id: "c1".into(),
                 name: "bash".into(),
                 input: serde_json::json!({"command": "ls"}).into(),
-                summary: String::new(),
+                summary: Box::default(),
             },
         ),
         (

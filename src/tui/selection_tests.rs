@@ -24,7 +24,7 @@ fn three_calls() -> State {
             call_id: id.into(),
             name: name.into(),
             input: json!({"pattern": "x"}).into(),
-            summary: String::new(),
+            summary: Box::default(),
         });
         kinds.push(EventKind::ToolResult {
             call_id: id.into(),

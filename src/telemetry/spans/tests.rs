@@ -1,8 +1,6 @@
 //! The span tree of a session with a child: names, parents, times, tokens,
 //! decisions, and content only when asked for.
 
-use std::collections::BTreeMap;
-
 use serde_json::json;
 
 use super::*;
@@ -123,7 +121,7 @@ pub(crate) fn session() -> Vec<Event> {
                 call_id: "g1".into(),
                 name: "grep".into(),
                 input: json!({"pattern": "fn main"}).into(),
-                summary: String::new(),
+                summary: Box::default(),
             },
         ),
         (
@@ -183,7 +181,7 @@ pub(crate) fn session() -> Vec<Event> {
                 reason: TerminalReason::Completed,
                 summary: "a.rs:1".into(),
                 steps: 2,
-                tool_usage: BTreeMap::new(),
+                tool_usage: Default::default(),
                 usage: usage(130, 15, 0),
                 elapsed_ms: 1100,
             },

@@ -398,7 +398,7 @@ impl Converter {
                 call_id: call_id.clone(),
                 name,
                 input,
-                summary: String::new(),
+                summary: Box::default(),
             },
         );
         if let Some(input) = task_input {

@@ -283,7 +283,7 @@ impl Converter {
                 call_id: call_id.clone(),
                 name: name.to_string(),
                 input: input.into(),
-                summary: label.to_string(),
+                summary: label.to_string().into(),
             },
         );
         call_id

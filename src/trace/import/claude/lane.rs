@@ -148,7 +148,7 @@ pub(super) fn child_end(
             reason,
             summary,
             steps: stats.steps,
-            tool_usage: stats.tool_usage,
+            tool_usage: Box::new(stats.tool_usage),
             usage,
             elapsed_ms,
         },

@@ -481,7 +481,7 @@ fn child_lane(
             reason,
             summary,
             steps: stats.steps,
-            tool_usage: stats.tool_usage,
+            tool_usage: Box::new(stats.tool_usage),
             usage: stats.usage,
             elapsed_ms,
         },

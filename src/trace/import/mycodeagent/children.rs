@@ -68,7 +68,7 @@ impl ChildRec {
                     call_id: call_id.clone(),
                     name: TASK_TOOL.into(),
                     input: input.into(),
-                    summary: String::new(),
+                    summary: Box::default(),
                 },
             );
             (call_id, idx)
@@ -246,7 +246,7 @@ impl ChildRec {
                     .or(stats.final_text)
                     .unwrap_or_default(),
                 steps: end.steps.unwrap_or(stats.steps),
-                tool_usage: end.tool_usage.unwrap_or(stats.tool_usage),
+                tool_usage: Box::new(end.tool_usage.unwrap_or(stats.tool_usage)),
                 usage: end.usage.unwrap_or(stats.usage),
                 elapsed_ms,
             },

@@ -189,7 +189,7 @@ impl FileLane {
                 call_id: call_id.clone(),
                 name,
                 input: input.into(),
-                summary: String::new(),
+                summary: Box::default(),
             },
         );
         if task {

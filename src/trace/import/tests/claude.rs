@@ -192,7 +192,7 @@ fn task_calls_become_child_lanes_in_call_order() {
     );
     assert_eq!(*steps, 3);
     assert_eq!(
-        tool_usage,
+        &**tool_usage,
         &BTreeMap::from([("Glob".to_string(), 1), ("Grep".to_string(), 2)])
     );
     assert_eq!(usage.output_tokens, 48 + 61 + 120);
@@ -283,7 +283,7 @@ fn inline_sidechains_become_lanes_linked_by_prompt() {
                 summary,
                 tool_usage,
                 ..
-            } => Some((e.agent, *reason, summary.clone(), tool_usage.clone())),
+            } => Some((e.agent, *reason, summary.clone(), (**tool_usage).clone())),
             _ => None,
         })
         .collect();

@@ -56,7 +56,7 @@ fn end_of(events: &[Event], n: u32) -> (TerminalReason, u32, BTreeMap<String, u3
             } => Some((
                 *reason,
                 *steps,
-                tool_usage.clone(),
+                (**tool_usage).clone(),
                 usage.output_tokens,
                 summary.clone(),
             )),

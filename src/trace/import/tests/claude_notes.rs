@@ -18,7 +18,7 @@ fn calls(events: &[Event]) -> Vec<(String, String)> {
     of(events, AgentId::Main)
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::ToolCall { name, summary, .. } => Some((name.clone(), summary.clone())),
+            EventKind::ToolCall { name, summary, .. } => Some((name.clone(), summary.to_string())),
             _ => None,
         })
         .collect()
@@ -56,7 +56,7 @@ fn note_label(lane: &[&Event], id: &str) -> String {
         .find_map(|e| match &e.kind {
             EventKind::ToolCall {
                 call_id, summary, ..
-            } if call_id == id => Some(summary.clone()),
+            } if call_id == id => Some(summary.to_string()),
             _ => None,
         })
         .unwrap_or_default()

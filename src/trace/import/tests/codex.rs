@@ -34,7 +34,7 @@ pub(super) fn calls(events: &[&Event]) -> Vec<(String, String)> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::ToolCall { name, summary, .. } => Some((name.clone(), summary.clone())),
+            EventKind::ToolCall { name, summary, .. } => Some((name.clone(), summary.to_string())),
             _ => None,
         })
         .collect()

@@ -101,7 +101,7 @@ fn a_child_trace_becomes_a_lane_tied_to_its_task_call() {
     assert!(summary.starts_with("DATABASE_URL is read at"));
     assert_eq!(*steps, 3);
     assert_eq!(
-        tool_usage,
+        &**tool_usage,
         &BTreeMap::from([("Grep".to_string(), 1), ("Read".to_string(), 1)])
     );
     assert_eq!(*elapsed_ms, 13_690);

@@ -314,7 +314,7 @@ fn the_task_description_and_prompt_come_from_its_call() {
     );
     assert_eq!(*steps, 4);
     assert_eq!(
-        tool_usage,
+        &**tool_usage,
         &BTreeMap::from([("Grep".to_string(), 1), ("Read".to_string(), 2)])
     );
     assert_eq!(

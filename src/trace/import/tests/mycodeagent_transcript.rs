@@ -100,7 +100,7 @@ fn a_transcript_tells_the_session_its_trace_tells_but_for_tokens() {
     assert_eq!((*reason, *steps), (TerminalReason::Completed, 4));
     assert!(summary.starts_with("The retry limit is Client.max_retries"));
     assert_eq!(
-        tool_usage,
+        &**tool_usage,
         &BTreeMap::from([("Grep".to_string(), 1), ("Read".to_string(), 2)])
     );
     assert_eq!(*elapsed_ms, 11_446, "the Task result's stats.time_ms");

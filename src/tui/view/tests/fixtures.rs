@@ -1,8 +1,6 @@
 //! Sessions for the view tests, built from events with fixed times so every
 //! snapshot is stable, and helpers to draw them into a test buffer.
 
-use std::collections::BTreeMap;
-
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -123,7 +121,7 @@ impl Script {
             call_id: id.into(),
             name: name.into(),
             input: input.into(),
-            summary,
+            summary: summary.into(),
         };
         self.push(t, agent, kind)
     }
@@ -214,7 +212,7 @@ impl Script {
             reason,
             summary: summary.into(),
             steps,
-            tool_usage: BTreeMap::new(),
+            tool_usage: Default::default(),
             usage: used,
             elapsed_ms,
         };

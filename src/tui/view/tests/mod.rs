@@ -735,7 +735,7 @@ fn compaction_marks_the_boundary() {
                 after_tokens: 9_400,
                 kept_messages: 2,
                 summary: "The config has 12 keys.".into(),
-                usage: usage(171_000, 300),
+                usage: Box::new(usage(171_000, 300)),
             },
         )
         .request(600, MAIN, 2);

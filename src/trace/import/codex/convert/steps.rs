@@ -82,7 +82,7 @@ impl Converter {
                 call_id: call_id.clone(),
                 name: name.clone(),
                 input: input.clone().into(),
-                summary,
+                summary: summary.into(),
             },
         );
         if role == Role::Spawn {
