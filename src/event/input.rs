@@ -28,8 +28,13 @@ pub struct ToolInput {
 impl ToolInput {
     /// Arguments already checked as JSON (a borrowed part of a line being
     /// read): copied as text, compact as brood writes JSON, whatever spacing
-    /// the writer of the line used.
+    /// the writer of the line used. Arguments nested deeper than
+    /// [`MAX_DEPTH`] are `null`: a reader that can refuse the line (see
+    /// [`fits`]) should.
     pub fn from_raw(raw: &RawValue) -> ToolInput {
+        if !fits(raw.get()) {
+            return ToolInput::from(Value::Null);
+        }
         let text = match compact(raw.get()) {
             None => raw.to_owned(),
             // Removing the spaces between tokens of valid JSON leaves valid
@@ -79,25 +84,67 @@ impl From<Value> for ToolInput {
     }
 }
 
-/// `json` without the whitespace between its tokens; `None` when it has none.
-fn compact(json: &str) -> Option<String> {
-    let bytes = json.as_bytes();
-    let mut tight: Option<Vec<u8>> = None;
+/// The deepest that arguments may nest. serde_json reads JSON no deeper
+/// than 128 levels, and a line that carries arguments (a trace's event, a
+/// Claude Code message) holds them a few levels down: text any deeper could
+/// be written out but never read back.
+pub const MAX_DEPTH: usize = 100;
+
+/// Walks valid JSON byte by byte, telling `each` whether a byte lies outside
+/// every string (where tokens, nesting and the spaces between them are).
+fn walk(json: &[u8], mut each: impl FnMut(usize, u8, bool) -> Walk) {
     let (mut in_string, mut escaped) = (false, false);
-    for (i, &b) in bytes.iter().enumerate() {
-        let between = !in_string && matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    for (i, &b) in json.iter().enumerate() {
+        let outside = !in_string;
         match (in_string, escaped, b) {
             (true, true, _) => escaped = false,
             (true, false, b'\\') => escaped = true,
             (_, _, b'"') => in_string = !in_string,
             _ => {}
         }
+        if let Walk::Stop = each(i, b, outside) {
+            return;
+        }
+    }
+}
+
+enum Walk {
+    On,
+    Stop,
+}
+
+/// Whether valid JSON nests no deeper than [`MAX_DEPTH`].
+pub fn fits(json: &str) -> bool {
+    let mut depth = 0usize;
+    let mut fits = true;
+    walk(json.as_bytes(), |_, b, outside| {
+        match (outside, b) {
+            (true, b'[' | b'{') => depth += 1,
+            (true, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        fits = depth <= MAX_DEPTH;
+        match fits {
+            true => Walk::On,
+            false => Walk::Stop,
+        }
+    });
+    fits
+}
+
+/// `json` without the whitespace between its tokens; `None` when it has none.
+fn compact(json: &str) -> Option<String> {
+    let bytes = json.as_bytes();
+    let mut tight: Option<Vec<u8>> = None;
+    walk(bytes, |i, b, outside| {
+        let between = outside && matches!(b, b' ' | b'\t' | b'\n' | b'\r');
         match (between, &mut tight) {
             (true, None) => tight = Some(bytes[..i].to_vec()),
             (false, Some(tight)) => tight.push(b),
             (true, Some(_)) | (false, None) => {}
         }
-    }
+        Walk::On
+    });
     // Only ASCII bytes were left out, so the rest is still UTF-8.
     tight.and_then(|bytes| String::from_utf8(bytes).ok())
 }
@@ -206,6 +253,22 @@ mod tests {
         assert_eq!(input["cmd"], "ls  -a\" x");
         let tight: Box<RawValue> = serde_json::from_str(r#"{"a":"b c"}"#).unwrap();
         assert_eq!(ToolInput::from_raw(&tight).text(), r#"{"a":"b c"}"#);
+    }
+
+    #[test]
+    fn arguments_too_deep_to_read_back_are_never_kept_as_text() {
+        let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(fits(&nest(MAX_DEPTH)));
+        assert!(!fits(&nest(MAX_DEPTH + 1)));
+        // Brackets inside strings are text, not nesting.
+        assert!(fits(&format!(r#"{{"a":"{}"}}"#, "[".repeat(500))));
+        let deep: Box<RawValue> = serde_json::from_str(&nest(100_000)).unwrap();
+        let input = ToolInput::from_raw(&deep);
+        assert_eq!(input.text(), "null");
+        let ok: Box<RawValue> = serde_json::from_str(&nest(MAX_DEPTH)).unwrap();
+        let input = ToolInput::from_raw(&ok);
+        assert_eq!(input.text(), nest(MAX_DEPTH));
+        assert!(input.is_array(), "and it reads back as a value");
     }
 
     #[test]

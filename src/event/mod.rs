@@ -18,7 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 pub use bus::{EventBus, Recorder};
-pub use input::ToolInput;
+pub use input::{ToolInput, fits as input_fits};
 
 /// Which agent an event belongs to: the parent (`main`) or a child (`sub-N`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

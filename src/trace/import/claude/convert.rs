@@ -466,9 +466,10 @@ fn tool_use(block: &BlockRef<'_, '_>, ts: Option<i64>) -> Option<ToolUse> {
     Some((
         block.id.get().unwrap_or_default().to_string(),
         block.name.get().unwrap_or("unknown").to_string(),
-        block
-            .input
-            .map_or_else(|| ToolInput::from(Value::Null), ToolInput::from_raw),
+        block.input.map_or_else(
+            || ToolInput::from(Value::Null),
+            |args| ToolInput::from_raw(args.0),
+        ),
         ts,
     ))
 }

@@ -65,7 +65,7 @@ fields! {
         "name" => name: Text<'a>,
         /// A `tool_use` block's input, kept as its text: the call event
         /// carries it.
-        "input" => input: Option<&'a RawValue>,
+        "input" => input: Option<Args<'a>>,
         "tool_use_id" => tool_use_id: Text<'a>,
         /// A `tool_result` block's content: the result event carries its text.
         "content" => content: ResultContent<'a>,
@@ -156,6 +156,24 @@ impl Counts<'_> {
 /// changes nothing).
 pub(super) fn usage_of(usage: &Obj<Counts<'_>>) -> Option<Usage> {
     usage.get().map(Counts::usage)
+}
+
+/// A call's arguments as their text. Nested deeper than brood could read
+/// back (`event::input::MAX_DEPTH`), they make the line a bad line, as they
+/// always did when the line was read whole.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Args<'a>(pub &'a RawValue);
+
+impl<'de> Deserialize<'de> for Args<'de> {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let raw = <&RawValue>::deserialize(de)?;
+        match crate::event::input_fits(raw.get()) {
+            true => Ok(Args(raw)),
+            false => Err(de::Error::custom(
+                "recursion limit exceeded in a tool call's input",
+            )),
+        }
+    }
 }
 
 /// A `tool_result` block's content: text (most of a session's bytes, so

@@ -167,6 +167,44 @@ fn damage_in_a_field_never_read_keeps_the_line_and_in_a_read_one_skips_it() {
     assert_eq!(bad, [4]);
 }
 
+/// A call's arguments are kept as the file's text, and text nested deeper
+/// than any JSON reader here takes would be written out by `--json` or a
+/// trace and never read back: such a line is a bad line, as it was when the
+/// line was read whole, and the calls around it stay.
+#[test]
+fn arguments_nested_past_reading_make_a_bad_line_and_the_rest_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deep.jsonl");
+    let call = |uuid: &str, id: &str, input: &str| {
+        format!(
+            r#"{{"type":"assistant","uuid":"{uuid}","sessionId":"s","message":{{"id":"m{id}","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{input}}}]}}}}"#
+        )
+    };
+    let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
+    let text = [
+        r#"{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"go"}}"#
+            .to_string(),
+        call("a1", "t1", &deep),
+        call("a2", "t2", r#"{ "command" : "ls" }"#),
+    ]
+    .join("\n");
+    std::fs::write(&path, text + "\n").unwrap();
+
+    let imported = import(&path).unwrap();
+    assert_well_formed(&imported);
+    let bad: Vec<_> = imported.bad_lines.iter().map(|b| b.line).collect();
+    assert_eq!(bad, [2]);
+    let calls: Vec<_> = imported
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolCall { call_id, input, .. } => Some((call_id.as_str(), input.text())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, [("t2", r#"{"command":"ls"}"#)]);
+}
+
 #[test]
 fn without_timestamps_children_still_sit_inside_their_calls() {
     let dir = tempfile::tempdir().unwrap();
