@@ -29,10 +29,10 @@ impl ToolInput {
     /// Arguments already checked as JSON (a borrowed part of a line being
     /// read): copied as text, compact as brood writes JSON, whatever spacing
     /// the writer of the line used. Arguments nested deeper than
-    /// [`MAX_DEPTH`] are `null`: a reader that can refuse the line (see
-    /// [`fits`]) should.
+    /// [`ToolInput::MAX_DEPTH`] are `null`: a reader that can refuse the
+    /// line (see [`ToolInput::fits`]) should.
     pub fn from_raw(raw: &RawValue) -> ToolInput {
-        if !fits(raw.get()) {
+        if !ToolInput::fits(raw.get()) {
             return ToolInput::from(Value::Null);
         }
         let text = match compact(raw.get()) {
@@ -45,6 +45,31 @@ impl ToolInput {
             text,
             value: OnceLock::new(),
         }
+    }
+
+    /// The deepest that arguments may nest. serde_json reads JSON no deeper
+    /// than 128 levels, and a line that carries arguments (a trace's event,
+    /// a Claude Code message) holds them a few levels down: text any deeper
+    /// could be written out but never read back.
+    pub const MAX_DEPTH: usize = 100;
+
+    /// Whether valid JSON nests no deeper than [`ToolInput::MAX_DEPTH`].
+    pub fn fits(json: &str) -> bool {
+        let mut depth = 0usize;
+        let mut fits = true;
+        walk(json.as_bytes(), |_, b, outside| {
+            match (outside, b) {
+                (true, b'[' | b'{') => depth += 1,
+                (true, b']' | b'}') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            fits = depth <= ToolInput::MAX_DEPTH;
+            match fits {
+                true => Walk::On,
+                false => Walk::Stop,
+            }
+        });
+        fits
     }
 
     /// The arguments as compact JSON text.
@@ -84,12 +109,6 @@ impl From<Value> for ToolInput {
     }
 }
 
-/// The deepest that arguments may nest. serde_json reads JSON no deeper
-/// than 128 levels, and a line that carries arguments (a trace's event, a
-/// Claude Code message) holds them a few levels down: text any deeper could
-/// be written out but never read back.
-pub const MAX_DEPTH: usize = 100;
-
 /// Walks valid JSON byte by byte, telling `each` whether a byte lies outside
 /// every string (where tokens, nesting and the spaces between them are).
 fn walk(json: &[u8], mut each: impl FnMut(usize, u8, bool) -> Walk) {
@@ -113,25 +132,6 @@ enum Walk {
     Stop,
 }
 
-/// Whether valid JSON nests no deeper than [`MAX_DEPTH`].
-pub fn fits(json: &str) -> bool {
-    let mut depth = 0usize;
-    let mut fits = true;
-    walk(json.as_bytes(), |_, b, outside| {
-        match (outside, b) {
-            (true, b'[' | b'{') => depth += 1,
-            (true, b']' | b'}') => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        fits = depth <= MAX_DEPTH;
-        match fits {
-            true => Walk::On,
-            false => Walk::Stop,
-        }
-    });
-    fits
-}
-
 /// `json` without the whitespace between its tokens; `None` when it has none.
 fn compact(json: &str) -> Option<String> {
     let bytes = json.as_bytes();
@@ -151,13 +151,6 @@ fn compact(json: &str) -> Option<String> {
 
 fn null_text() -> Box<RawValue> {
     RawValue::NULL.to_owned()
-}
-
-impl Default for ToolInput {
-    /// An empty object: a call that passed no arguments.
-    fn default() -> ToolInput {
-        ToolInput::from(Value::Object(serde_json::Map::new()))
-    }
 }
 
 impl Deref for ToolInput {
@@ -182,12 +175,6 @@ impl PartialEq for ToolInput {
     /// Equal values are equal arguments, however their texts were spaced.
     fn eq(&self, other: &ToolInput) -> bool {
         self.text() == other.text() || **self == **other
-    }
-}
-
-impl PartialEq<Value> for ToolInput {
-    fn eq(&self, other: &Value) -> bool {
-        **self == *other
     }
 }
 
@@ -258,16 +245,20 @@ mod tests {
     #[test]
     fn arguments_too_deep_to_read_back_are_never_kept_as_text() {
         let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
-        assert!(fits(&nest(MAX_DEPTH)));
-        assert!(!fits(&nest(MAX_DEPTH + 1)));
+        let max = ToolInput::MAX_DEPTH;
+        assert!(ToolInput::fits(&nest(max)));
+        assert!(!ToolInput::fits(&nest(max + 1)));
         // Brackets inside strings are text, not nesting.
-        assert!(fits(&format!(r#"{{"a":"{}"}}"#, "[".repeat(500))));
+        assert!(ToolInput::fits(&format!(
+            r#"{{"a":"{}"}}"#,
+            "[".repeat(500)
+        )));
         let deep: Box<RawValue> = serde_json::from_str(&nest(100_000)).unwrap();
         let input = ToolInput::from_raw(&deep);
         assert_eq!(input.text(), "null");
-        let ok: Box<RawValue> = serde_json::from_str(&nest(MAX_DEPTH)).unwrap();
+        let ok: Box<RawValue> = serde_json::from_str(&nest(max)).unwrap();
         let input = ToolInput::from_raw(&ok);
-        assert_eq!(input.text(), nest(MAX_DEPTH));
+        assert_eq!(input.text(), nest(max));
         assert!(input.is_array(), "and it reads back as a value");
     }
 
@@ -290,7 +281,7 @@ mod tests {
         );
         let back: ToolInput = serde_json::from_str(r#"[1, "two", null]"#).unwrap();
         assert_eq!(back.text(), r#"[1,"two",null]"#);
-        assert_eq!(back, json!([1, "two", null]));
+        assert_eq!(*back, json!([1, "two", null]));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 pub use bus::{EventBus, Recorder};
-pub use input::{ToolInput, fits as input_fits};
+pub use input::ToolInput;
 
 /// Which agent an event belongs to: the parent (`main`) or a child (`sub-N`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -464,11 +464,7 @@ impl EventKind {
                 if text.contains('\\') || secrets.iter().any(|s| text.contains(s.as_str())) {
                     input.modify(|value| redact_value(value, &clean));
                 }
-                if secrets.iter().any(|s| summary.contains(s.as_str())) {
-                    let mut text = summary.to_string();
-                    clean(&mut text);
-                    *summary = text.into();
-                }
+                clean_held(summary, secrets, &clean);
             }
             EventKind::ApprovalRequested(ask) => {
                 clean(&mut ask.summary);
@@ -487,20 +483,26 @@ impl EventKind {
             }
             EventKind::SubagentEnd { summary, .. } => clean(summary),
             EventKind::McpServerDown { error, .. } => clean(error),
-            EventKind::ToolResult { content, .. } => {
-                // Copied only when a secret is in it: tool output is large.
-                if secrets.iter().any(|s| content.contains(s.as_str())) {
-                    let mut text = content.to_string();
-                    clean(&mut text);
-                    *content = text.into();
-                }
-            }
+            EventKind::ToolResult { content, .. } => clean_held(content, secrets, &clean),
             EventKind::ModelRequest { .. }
             | EventKind::Resumed { .. }
             | EventKind::TurnEnd { .. }
             | EventKind::ModelChanged { .. }
             | EventKind::Interrupted {} => {}
         }
+    }
+}
+
+/// Cleans text an event holds in a box or shares (a call's summary, a
+/// tool's output), copied out only when a secret is in it: output is large.
+fn clean_held<T>(text: &mut T, secrets: &[String], clean: &impl Fn(&mut String))
+where
+    T: std::ops::Deref<Target = str> + From<String>,
+{
+    if secrets.iter().any(|s| text.contains(s.as_str())) {
+        let mut owned = text.to_string();
+        clean(&mut owned);
+        *text = owned.into();
     }
 }
 

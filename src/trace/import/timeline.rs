@@ -21,29 +21,44 @@ use crate::event::{AgentId, Event, EventKind, TerminalReason, Usage};
 /// event it already made goes through [`Arc::make_mut`], which leaves the copy
 /// handed on as it was.
 ///
-/// A lane holds one per event of its agent, so the time is kept in one word,
-/// [`Pending::NO_TIME`] for none: 16 bytes an event, not the 24 of an
-/// `Option<i64>` beside the pointer.
+/// A lane holds one per event of its agent, so its time is a [`Moment`]:
+/// 16 bytes an event, not the 24 of an `Option<i64>` beside the pointer.
 #[derive(Debug, Clone)]
 pub(crate) struct Pending {
-    at: i64,
+    at: Moment,
     pub kind: Arc<EventKind>,
 }
 
 impl Pending {
-    /// The time of an event that has none (no real time is that far back).
-    const NO_TIME: i64 = i64::MIN;
-
     pub fn new(ts: Option<i64>, kind: EventKind) -> Pending {
         Pending {
-            at: ts.unwrap_or(Pending::NO_TIME),
+            at: Moment::new(ts),
             kind: Arc::new(kind),
         }
     }
 
     /// When the event happened, if known.
     pub fn ts(&self) -> Option<i64> {
-        (self.at != Pending::NO_TIME).then_some(self.at)
+        self.at.get()
+    }
+}
+
+/// A time in milliseconds, if known, in one word: what an importer keeps per
+/// event or per call of a session it follows, where an `Option<i64>` would
+/// take two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Moment(i64);
+
+impl Moment {
+    /// No time (no real time is that far back).
+    const NONE: i64 = i64::MIN;
+
+    pub fn new(ts: Option<i64>) -> Moment {
+        Moment(ts.unwrap_or(Moment::NONE))
+    }
+
+    pub fn get(self) -> Option<i64> {
+        (self.0 != Moment::NONE).then_some(self.0)
     }
 }
 

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use super::super::timeline::Moment;
 use super::{Key, key};
 use crate::event::Usage;
 
@@ -25,12 +26,7 @@ pub(super) struct Calls {
 #[derive(Clone, Copy)]
 struct Made {
     name: u32,
-    /// Milliseconds, or [`Made::NO_TIME`].
-    ts: i64,
-}
-
-impl Made {
-    const NO_TIME: i64 = i64::MIN;
+    at: Moment,
 }
 
 impl Calls {
@@ -46,7 +42,7 @@ impl Calls {
         };
         let made = Made {
             name: id,
-            ts: ts.unwrap_or(Made::NO_TIME),
+            at: Moment::new(ts),
         };
         self.by_id.insert(key(call_id), made);
     }
@@ -55,8 +51,7 @@ impl Calls {
     pub fn get(&self, call_id: &str) -> Option<(&str, Option<i64>)> {
         let made = self.by_id.get(&key(call_id))?;
         let name = self.names.get(made.name as usize)?;
-        let ts = (made.ts != Made::NO_TIME).then_some(made.ts);
-        Some((name, ts))
+        Some((name, made.at.get()))
     }
 }
 

@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use super::super::lax::{
     Count, Flag, Items, List, Obj, Stamp, Text, fields, object, others_are, strings_are,
 };
-use crate::event::Usage;
+use crate::event::{ToolInput, Usage};
 
 fields! {
     /// One line of a session file or a subagent transcript.
@@ -159,7 +159,7 @@ pub(super) fn usage_of(usage: &Obj<Counts<'_>>) -> Option<Usage> {
 }
 
 /// A call's arguments as their text. Nested deeper than brood could read
-/// back (`event::input::MAX_DEPTH`), they make the line a bad line, as they
+/// back (`ToolInput::MAX_DEPTH`), they make the line a bad line, as they
 /// always did when the line was read whole.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Args<'a>(pub &'a RawValue);
@@ -167,7 +167,7 @@ pub(super) struct Args<'a>(pub &'a RawValue);
 impl<'de> Deserialize<'de> for Args<'de> {
     fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
         let raw = <&RawValue>::deserialize(de)?;
-        match crate::event::input_fits(raw.get()) {
+        match ToolInput::fits(raw.get()) {
             true => Ok(Args(raw)),
             false => Err(de::Error::custom(
                 "recursion limit exceeded in a tool call's input",
