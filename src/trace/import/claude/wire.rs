@@ -13,7 +13,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::super::lax::{
-    Count, Flag, Items, List, Obj, Stamp, Text, fields, object, others_are, strings_are,
+    Count, Flag, Items, List, Obj, Raw, Stamp, Text, fields, object, others_are, strings_are,
 };
 use crate::event::{ToolInput, Usage};
 
@@ -166,7 +166,7 @@ pub(super) struct Args<'a>(pub &'a RawValue);
 
 impl<'de> Deserialize<'de> for Args<'de> {
     fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
-        let raw = <&RawValue>::deserialize(de)?;
+        let Raw(raw) = Raw::deserialize(de)?;
         match ToolInput::fits(raw.get()) {
             true => Ok(Args(raw)),
             false => Err(de::Error::custom(

@@ -8,12 +8,18 @@
 //! and, like the `Value` accessors in `lines.rs`, a field of an unexpected
 //! type reads as absent instead of failing the line. A key given twice keeps
 //! its last value, as a `Value` would.
+//!
+//! A line is read first by [`scan`], a reader made for lines that are mostly
+//! long strings with escapes; what it declines, serde_json reads.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+mod scan;
 
 /// The `visit_*` methods of a visitor that takes a string as `$make`
 /// applied to a `Cow`: borrowed from the line when it has no escapes.
@@ -397,9 +403,57 @@ impl<T> Items<T> {
 }
 
 /// A whole line read as `T`: an error when the line is not a JSON object.
-pub(crate) fn object<'a, T: Fields<'a>>(text: &'a [u8]) -> serde_json::Result<T> {
+///
+/// [`scan`] reads it when it can; a line it declines (any error among them)
+/// is read again by serde_json, whose answer, and wording of an error, is
+/// the one given.
+pub(crate) fn object<'a, T: Fields<'a> + fmt::Debug>(text: &'a [u8]) -> serde_json::Result<T> {
+    if let Ok(Obj(Some(value))) = scan::read::<Obj<T>>(text) {
+        // Under the fuzzer (`fuzz/`, whose `import_claude` target reads every
+        // line through here), each line the fast reader takes is read by
+        // serde_json too, and the two readings must be the same.
+        #[cfg(fuzzing)]
+        match serde_json::from_slice::<Obj<T>>(text) {
+            Ok(Obj(Some(slow))) => assert_eq!(format!("{value:?}"), format!("{slow:?}")),
+            other => panic!("the fast reader took a line serde_json reads as {other:?}"),
+        }
+        return Ok(value);
+    }
     let Obj(value) = serde_json::from_slice::<Obj<T>>(text)?;
     value.ok_or_else(|| <serde_json::Error as de::Error>::custom("not a JSON object"))
+}
+
+/// A value's text as written in the line (white space inside kept), for a
+/// field that is carried on as text rather than read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Raw<'a>(pub &'a RawValue);
+
+impl<'de> Deserialize<'de> for Raw<'de> {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        de.deserialize_newtype_struct(scan::RAW, RawVisitor)
+    }
+}
+
+/// Takes the text from either reader: [`scan`] hands it out as a string,
+/// serde_json as its own `RawValue`.
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = Raw<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Raw<'de>, E> {
+        serde_json::from_str::<&RawValue>(text)
+            .map(Raw)
+            .map_err(E::custom)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<Raw<'de>, D::Error> {
+        <&RawValue>::deserialize(de).map(Raw)
+    }
 }
 
 /// Declares a struct read from a JSON object by [`Fields`]: each field with

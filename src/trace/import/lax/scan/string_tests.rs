@@ -1,0 +1,138 @@
+use proptest::prelude::*;
+
+use super::*;
+
+/// What `read` makes of a JSON string literal: its text, or `None` when
+/// declined; and where reading ended.
+fn read_literal(literal: &str) -> Option<(String, usize)> {
+    let bytes = literal.as_bytes();
+    let mut scratch = Vec::new();
+    let (text, after) = read(bytes, 1, &mut scratch).ok()?;
+    let text = match text {
+        Text::Line { end } => literal[1..end].to_owned(),
+        Text::Scratch => String::from_utf8(scratch).ok()?,
+    };
+    Some((text, after))
+}
+
+fn skip_literal(literal: &str) -> Option<usize> {
+    skip(literal.as_bytes(), 1).ok()
+}
+
+#[test]
+fn a_block_mask_marks_exactly_the_special_bytes() {
+    let block: Vec<u8> = (0..=255u8).collect();
+    for start in (0..=256 - block::SIZE).step_by(7) {
+        let bytes = &block[start..start + block::SIZE];
+        let want = bytes
+            .iter()
+            .enumerate()
+            .fold(0u32, |mask, (i, &b)| mask | (u32::from(special(b)) << i));
+        assert_eq!(block::specials(bytes), want, "from {start}");
+    }
+}
+
+#[test]
+fn text_without_escapes_stays_in_the_line() {
+    let literal = format!("\"{}\" tail", "a".repeat(70));
+    let mut scratch = Vec::new();
+    let (text, after) = read(literal.as_bytes(), 1, &mut scratch).unwrap();
+    assert_eq!(text, Text::Line { end: 71 });
+    assert_eq!(after, 72);
+    assert!(scratch.is_empty());
+}
+
+#[test]
+fn escapes_at_every_place_in_a_block_read_as_serde_json_reads_them() {
+    // An escape at each offset across two blocks, so one straddles the
+    // edge of a block, and the string ends at every offset too.
+    for at in 0..70 {
+        for escape in [r"\n", r#"\""#, r"\\", r"\u00e9", r"\ud83d\ude00", r"\/"] {
+            let literal = format!("\"{}{escape}{}\"", "x".repeat(at), "y".repeat(70 - at));
+            let want: String = serde_json::from_str(&literal).unwrap();
+            let (got, after) = read_literal(&literal).unwrap();
+            assert_eq!(got, want, "{literal}");
+            assert_eq!(after, literal.len(), "{literal}");
+            assert_eq!(skip_literal(&literal), Some(literal.len()), "{literal}");
+        }
+    }
+}
+
+#[test]
+fn a_backslash_escaped_before_the_quote_ends_the_string() {
+    assert_eq!(read_literal(r#""a\\" rest"#), Some((r"a\".to_owned(), 5)));
+    assert_eq!(skip_literal(r#""a\\" rest"#), Some(5));
+    // An escaped quote does not end it.
+    assert_eq!(read_literal(r#""a\"b""#), Some((r#"a"b"#.to_owned(), 6)));
+}
+
+#[test]
+fn what_serde_json_refuses_is_declined() {
+    for bad in [
+        "\"tab\there\"",
+        "\"bad \\x escape\"",
+        "\"bad \\u12G4 hex\"",
+        "\"cut \\u12\"",
+        "\"no end",
+        "\"ends in a backslash\\",
+        "\"lone \\ud83d high\"",
+        "\"lone \\ude00 low\"",
+        "\"high then other \\ud83d\\u0041\"",
+    ] {
+        assert_eq!(read_literal(bad), None, "{bad}");
+        assert!(serde_json::from_str::<String>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn skipping_takes_halves_of_pairs_as_serde_json_does() {
+    // serde_json checks only that a `\u` escape is hex when it skips.
+    let literal = r#""lone \ud83d high""#;
+    assert!(serde_json::from_str::<serde::de::IgnoredAny>(literal).is_ok());
+    assert_eq!(skip_literal(literal), Some(literal.len()));
+}
+
+/// Text made of what is hard for a string scanner: escapes of every kind,
+/// quotes, control characters, surrogate halves, non-ASCII.
+fn tricky() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("\\n".to_owned()),
+        Just("\\\"".to_owned()),
+        Just("\\\\".to_owned()),
+        Just("\\u00e9".to_owned()),
+        Just("\\ud83d".to_owned()),
+        Just("\\ude00".to_owned()),
+        Just("\\x".to_owned()),
+        Just("\\u12".to_owned()),
+        Just("\"".to_owned()),
+        Just("\t".to_owned()),
+        Just("é€😀".to_owned()),
+        "[a-z ]{1,40}",
+    ];
+    prop::collection::vec(piece, 0..20).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #[test]
+    fn reading_a_string_agrees_with_serde_json(body in tricky()) {
+        let literal = format!("\"{body}");
+        let want = serde_json::Deserializer::from_str(&literal)
+            .into_iter::<String>()
+            .next()
+            .and_then(|read| read.ok());
+        let got = read_literal(&literal).map(|(text, _)| text);
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn skipping_a_string_agrees_with_serde_json(body in tricky()) {
+        let literal = format!("\"{body}");
+        let mut values = serde_json::Deserializer::from_str(&literal)
+            .into_iter::<serde::de::IgnoredAny>();
+        let want = match values.next() {
+            Some(Ok(_)) => Some(values.byte_offset()),
+            _ => None,
+        };
+        prop_assert_eq!(skip_literal(&literal), want);
+    }
+}
