@@ -94,12 +94,22 @@ const BUILT_IN: &[(&str, Price)] = &[
 /// The built-in prices and the user's, the user's first.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PriceTable {
-    extra: Vec<(String, Price)>,
+    /// The user's prices: each name as written, as [`normalize`]d, and its
+    /// price. Normalized once here, not at every look-up: a printer prices
+    /// each model step of a session.
+    extra: Vec<(String, String, Price)>,
 }
 
 impl PriceTable {
     /// The built-in table with `extra` (from `brood.toml`) over it.
     pub fn with(extra: Vec<(String, Price)>) -> PriceTable {
+        let extra = extra
+            .into_iter()
+            .map(|(name, price)| {
+                let key = normalize(&name);
+                (name, key, price)
+            })
+            .collect();
         PriceTable { extra }
     }
 
@@ -107,18 +117,24 @@ impl PriceTable {
     pub fn price(&self, model: &str) -> Option<Price> {
         let wanted = normalize(model);
         // The longest name that fits; of equal ones, the first listed.
-        let found = |table: &mut dyn Iterator<Item = (&str, Price)>| {
+        let found = |table: &mut dyn Iterator<Item = (&str, &str, Price)>| {
             let mut best: Option<(usize, Price)> = None;
-            for (name, price) in table {
+            for (name, key, price) in table {
                 let longer = best.is_none_or(|(len, _)| name.len() > len);
-                if longer && names(&wanted, &normalize(name)) {
+                if longer && names(&wanted, key) {
                     best = Some((name.len(), price));
                 }
             }
             best.map(|(_, price)| price)
         };
-        found(&mut self.extra.iter().map(|(n, p)| (n.as_str(), *p)))
-            .or_else(|| found(&mut BUILT_IN.iter().copied()))
+        found(
+            &mut self
+                .extra
+                .iter()
+                .map(|(n, k, p)| (n.as_str(), k.as_str(), *p)),
+        )
+        // The built-in names are written normalized (a test holds them to it).
+        .or_else(|| found(&mut BUILT_IN.iter().map(|&(n, p)| (n, n, p))))
     }
 
     /// What `usage` on `model` cost, when the model's price is known.
@@ -204,6 +220,13 @@ mod tests {
         assert_eq!(table.price("gpt-4o-2024-08-06"), table.price("gpt-4o"));
         assert_eq!(table.price("gpt-4.1-mini").unwrap().input, 0.4);
         assert_eq!(table.price("claude-opus-4-20250514").unwrap().input, 15.0);
+    }
+
+    #[test]
+    fn the_built_in_names_are_written_as_they_are_compared() {
+        for (name, _) in BUILT_IN {
+            assert_eq!(normalize(name), *name);
+        }
     }
 
     #[test]
