@@ -283,7 +283,9 @@ impl<'de> Deserializer<'de> for &mut Scanner<'de> {
                     string::Text::Line { end } => {
                         visitor.visit_borrowed_str(self.slice(start, end)?)
                     }
-                    string::Text::Scratch => match simdutf8::basic::from_utf8(&self.scratch) {
+                    string::Text::Scratch { len } => match simdutf8::basic::from_utf8(
+                        self.scratch.get(..len).unwrap_or_default(),
+                    ) {
                         Ok(text) => visitor.visit_str(text),
                         Err(_) => declined("not UTF-8 once unescaped"),
                     },

@@ -1,8 +1,10 @@
-//! Strings, the bulk of a Claude Code line, scanned a block of bytes at a
-//! time. A file's text in a tool result has an escape (`\n`, `\"`) every
-//! twenty bytes or so, so what an escape costs is what reading costs: each is
-//! taken where the block's mask finds it, with no call and no copy of the
-//! text before it.
+//! Strings, the bulk of a Claude Code line, scanned 64 bytes at a time. A
+//! file's text in a tool result has an escape (`\n`, `\"`) every twenty
+//! bytes or so, so what an escape costs is what reading costs. A block's
+//! quotes, backslashes and control characters are found together, which of
+//! its bytes are escaped is worked out from the backslashes with a few
+//! integer operations (the way simdjson does it), and only then is each
+//! escape looked at, each on its own: no escape waits for the one before.
 
 use super::{Result, declined};
 
@@ -12,98 +14,202 @@ pub(super) enum Text {
     /// In the line, from the position after the opening quote to `end`: it
     /// has no escapes.
     Line { end: usize },
-    /// Unescaped into the scratch space given.
-    Scratch,
+    /// Unescaped into the first `len` bytes of the scratch space given.
+    Scratch { len: usize },
 }
 
 /// Past the string whose text starts at `at` (after its opening quote),
 /// checked as serde_json checks it: no control character, every escape one
 /// that JSON has. Returns the position after its closing quote.
 pub(super) fn skip(bytes: &[u8], at: usize) -> Result<usize> {
-    let mut base = at;
-    let mut mask = block_at(bytes, base)?;
-    loop {
-        if mask == 0 {
-            base += block::SIZE;
-            mask = block_at(bytes, base)?;
-            continue;
-        }
-        let found = base + mask.trailing_zeros() as usize;
-        match bytes.get(found) {
-            Some(b'"') => return Ok(found + 1),
-            Some(b'\\') => {
-                let past = found + 1 + escape_len(bytes, found + 1)? - base;
-                match past < block::SIZE {
-                    true => mask &= u32::MAX << past,
-                    false => {
-                        base += past;
-                        mask = block_at(bytes, base)?;
-                    }
-                }
-            }
-            _ => return declined("control character in a string"),
-        }
-    }
+    scan(bytes, at).map(|(end, _)| end + 1)
 }
 
 /// Reads the string whose text starts at `at`: returns where its text is
 /// and the position after its closing quote. Text with escapes is written
-/// to `scratch` (cleared first) with each escape replaced by what it stands
-/// for, as serde_json would read it: a `\u` escape of half a surrogate
-/// pair, which serde_json refuses, is declined.
+/// to `scratch` with each escape replaced by what it stands for, as
+/// serde_json would read it: a `\u` escape of half a surrogate pair, which
+/// serde_json refuses, is declined.
 pub(super) fn read(bytes: &[u8], at: usize, scratch: &mut Vec<u8>) -> Result<(Text, usize)> {
-    // Plain text up to the first escape, left in the line when the string
-    // ends first.
+    let (end, escapes) = scan(bytes, at)?;
+    match escapes {
+        Escapes::None => Ok((Text::Line { end }, end + 1)),
+        Escapes::Some => {
+            let len = unescape_all(bytes, at, end, scratch)?;
+            Ok((Text::Scratch { len }, end + 1))
+        }
+    }
+}
+
+/// Whether a string has escapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    None,
+    Some,
+}
+
+/// Finds the closing quote of the string whose text starts at `at`,
+/// checking the text on the way; says whether it has escapes.
+fn scan(bytes: &[u8], at: usize) -> Result<(usize, Escapes)> {
+    let mut carry = 0;
+    let mut seen = 0;
     let mut base = at;
-    let first = loop {
-        let mask = block_at(bytes, base)?;
-        if mask == 0 {
-            base += block::SIZE;
-            continue;
-        }
-        let found = base + mask.trailing_zeros() as usize;
-        match bytes.get(found) {
-            Some(b'"') => return Ok((Text::Line { end: found }, found + 1)),
-            Some(b'\\') => break found,
-            _ => return declined("control character in a string"),
-        }
-    };
-    scratch.clear();
-    scratch.extend_from_slice(bytes.get(at..first).unwrap_or_default());
-    let mut at = first;
     loop {
-        at = unescape(bytes, at, scratch)?;
-        // Text up to the next escape or the end: a block is copied whole and
-        // the copy cut back to where the block's first special byte is.
-        loop {
-            let (mask, copied) = match bytes.get(at..at + block::SIZE) {
-                Some(block) => {
-                    scratch.extend_from_slice(block);
-                    (block::specials(block), block::SIZE)
-                }
-                None => {
-                    let rest = bytes.get(at..).unwrap_or_default();
-                    scratch.extend_from_slice(rest);
-                    match block_at(bytes, at)? {
-                        0 => return declined("end of line in a string"),
-                        mask => (mask, rest.len()),
-                    }
-                }
+        let (masks, last) = masks_at(bytes, base);
+        let escaped = escaped(masks.backslash, &mut carry);
+        let quotes = masks.quote & !escaped;
+        // The bits before the closing quote, if the block has it.
+        let inside = match quotes {
+            0 => u64::MAX,
+            q => (q & q.wrapping_neg()) - 1,
+        };
+        if masks.control & inside != 0 {
+            return declined("control character in a string");
+        }
+        let escapes = escaped & inside;
+        check_escapes(bytes, base, &masks, escapes)?;
+        seen |= escapes;
+        if quotes != 0 {
+            let end = base + quotes.trailing_zeros() as usize;
+            let escapes = match seen {
+                0 => Escapes::None,
+                _ => Escapes::Some,
             };
-            if mask == 0 {
-                at += block::SIZE;
+            return Ok((end, escapes));
+        }
+        if last {
+            return declined("end of line in a string");
+        }
+        base += block::SIZE;
+    }
+}
+
+/// Checks the letters of the escapes whose bits are set in `escapes` (of the
+/// block at `base`, whose `masks` are given): each must be one JSON has, and
+/// a `u` must have four hex digits. The common letters (`n`, `t`, a quote,
+/// a backslash) are checked by mask, the others looked up one by one.
+#[inline(always)]
+fn check_escapes(bytes: &[u8], base: usize, masks: &Masks, escapes: u64) -> Result<()> {
+    let common = masks.quote | masks.backslash | masks.letter;
+    let escapes = escapes & !common;
+    if escapes == 0 {
+        return Ok(());
+    }
+    let mut bits = escapes;
+    let mut valid = true;
+    let mut unicode = false;
+    while bits != 0 {
+        let letter = bytes.get(base + bits.trailing_zeros() as usize);
+        let kind = ESCAPES[usize::from(letter.copied().unwrap_or(0))];
+        valid &= kind != 0;
+        unicode |= kind == U;
+        bits &= bits - 1;
+    }
+    if !valid {
+        return declined("bad escape");
+    }
+    if unicode {
+        let mut bits = escapes;
+        while bits != 0 {
+            let at = base + bits.trailing_zeros() as usize;
+            if bytes.get(at) == Some(&b'u') && hex_at(bytes, at + 1).is_none() {
+                return declined("bad \\u escape");
+            }
+            bits &= bits - 1;
+        }
+    }
+    Ok(())
+}
+
+/// Bit `i` set when byte `i` of the block is escaped: preceded by an odd
+/// run of backslashes. `carry` says whether the block's first byte is (an
+/// odd run ended the block before) and is set for the next block.
+///
+/// A run starting on an even bit and one starting on an odd bit are told
+/// apart by adding the run starts to the backslashes: the carry of the
+/// addition flips the parity of every bit after a run.
+fn escaped(backslash: u64, carry: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let backslash = backslash & !*carry;
+    let follows_escape = (backslash << 1) | *carry;
+    let odd_starts = backslash & !EVEN & !follows_escape;
+    let (even_runs, overflow) = odd_starts.overflowing_add(backslash);
+    *carry = u64::from(overflow);
+    (EVEN ^ (even_runs << 1)) & follows_escape
+}
+
+/// Writes the text of `line` from `start` to `end` (a string's, already
+/// checked by [`scan`]) to the start of `out`, each escape replaced by what
+/// it stands for; returns its length. `out` is grown to hold it and is not
+/// cleared: its bytes past the length returned mean nothing.
+///
+/// The escapes of a block are taken from its mask, so where one is does not
+/// wait on reading the one before; the text between two is copied 32 bytes
+/// at once, the copy then overwritten past its end.
+fn unescape_all(line: &[u8], start: usize, end: usize, out: &mut Vec<u8>) -> Result<usize> {
+    // Text never grows when unescaped; a run's copy overshoots by under 32.
+    let room = end - start + COPY;
+    if out.len() < room {
+        out.resize(room, 0);
+    }
+    let mut written = 0;
+    // The first byte of the text not yet written.
+    let mut from = start;
+    let mut carry = 0;
+    let mut base = start;
+    while base < end {
+        let (masks, _) = masks_at(line, base);
+        let inside = match end - base {
+            left if left < block::SIZE => (1u64 << left) - 1,
+            _ => u64::MAX,
+        };
+        // The backslashes that start an escape: those not escaped themselves.
+        let mut starts = masks.backslash & !escaped(masks.backslash, &mut carry) & inside;
+        while starts != 0 {
+            let at = base + starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            // The second half of a surrogate pair was taken with the first.
+            if at < from {
                 continue;
             }
-            let plain = mask.trailing_zeros() as usize;
-            scratch.truncate(scratch.len() - copied + plain);
-            at += plain;
-            match bytes.get(at) {
-                Some(b'"') => return Ok((Text::Scratch, at + 1)),
-                Some(b'\\') => break,
-                _ => return declined("control character in a string"),
+            written = copy_run(line, from, at, out, written);
+            let letter = line.get(at + 1).copied().unwrap_or(0);
+            match ESCAPES[usize::from(letter)] {
+                U => (from, written) = unicode_escape(line, at, out, written)?,
+                byte => {
+                    if let Some(slot) = out.get_mut(written) {
+                        *slot = byte;
+                    }
+                    written += 1;
+                    from = at + 2;
+                }
+            }
+        }
+        base += block::SIZE;
+    }
+    Ok(copy_run(line, from, end, out, written))
+}
+
+/// What [`copy_run`] copies at once.
+const COPY: usize = 32;
+
+/// Copies `line[from..to]` to `out` at `at`; returns where it ends. A short
+/// run is copied as [`COPY`] bytes, past its end, where the line has them.
+#[inline(always)]
+fn copy_run(line: &[u8], from: usize, to: usize, out: &mut [u8], at: usize) -> usize {
+    let len = to - from;
+    let whole = (len <= COPY)
+        .then(|| line.get(from..from + COPY).zip(out.get_mut(at..at + COPY)))
+        .flatten();
+    match whole {
+        Some((run, slot)) => slot.copy_from_slice(run),
+        None => {
+            if let (Some(run), Some(slot)) = (line.get(from..to), out.get_mut(at..at + len)) {
+                slot.copy_from_slice(run);
             }
         }
     }
+    at + len
 }
 
 /// What each escape letter stands for: 0 for a letter JSON has no escape
@@ -127,47 +233,24 @@ static ESCAPES: [u8; 256] = {
 /// [`ESCAPES`]' mark of `\\u`, which no other letter stands for.
 const U: u8 = 0xff;
 
-/// The length, after its backslash, of the escape whose letter is at `at`.
-#[inline(always)]
-fn escape_len(bytes: &[u8], at: usize) -> Result<usize> {
-    match bytes.get(at).map(|&letter| ESCAPES[usize::from(letter)]) {
-        Some(0) | None => declined("bad escape"),
-        Some(U) => match hex_at(bytes, at + 1) {
-            Some(_) => Ok(5),
-            None => declined("bad \\u escape"),
-        },
-        Some(_) => Ok(1),
-    }
-}
-
-/// Appends what the escape whose backslash is at `at` stands for; returns
-/// the position after it. A surrogate pair, two escapes, is read whole.
-#[inline(always)]
-fn unescape(bytes: &[u8], at: usize, out: &mut Vec<u8>) -> Result<usize> {
-    let byte = match bytes
-        .get(at + 1)
-        .map(|&letter| ESCAPES[usize::from(letter)])
-    {
-        Some(0) | None => return declined("bad escape"),
-        Some(U) => return unicode_escape(bytes, at, out),
-        Some(byte) => byte,
-    };
-    out.push(byte);
-    Ok(at + 2)
-}
-
-/// Appends what the `\\u` escape whose backslash is at `at` stands for (with
-/// the other half of a surrogate pair); returns the position after it. Out
-/// of the way of the common escapes: a file's text seldom has one.
+/// Writes what the `\\u` escape whose backslash is at `at` stands for (with
+/// the other half of a surrogate pair) to `out` at `written`; returns the
+/// position after it and where the writing ends. Out of the way of the
+/// common escapes: a file's text seldom has one.
 #[inline(never)]
-fn unicode_escape(bytes: &[u8], at: usize, out: &mut Vec<u8>) -> Result<usize> {
-    let Some(code) = hex_at(bytes, at + 2) else {
+fn unicode_escape(
+    line: &[u8],
+    at: usize,
+    out: &mut [u8],
+    written: usize,
+) -> Result<(usize, usize)> {
+    let Some(code) = hex_at(line, at + 2) else {
         return declined("bad \\u escape");
     };
     let (c, len) = match code {
         0xD800..=0xDBFF => {
-            let low = match bytes.get(at + 6..at + 8) {
-                Some(b"\\u") => hex_at(bytes, at + 8),
+            let low = match line.get(at + 6..at + 8) {
+                Some(b"\\u") => hex_at(line, at + 8),
                 _ => None,
             };
             match low {
@@ -184,8 +267,13 @@ fn unicode_escape(bytes: &[u8], at: usize, out: &mut Vec<u8>) -> Result<usize> {
         return declined("half a surrogate pair");
     };
     let mut utf8 = [0u8; 4];
-    out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
-    Ok(at + len)
+    let utf8 = c.encode_utf8(&mut utf8).as_bytes();
+    // A `\\u` escape is 6 bytes, and stands for at most 4.
+    match out.get_mut(written..written + utf8.len()) {
+        Some(slot) => slot.copy_from_slice(utf8),
+        None => return declined("no room"),
+    }
+    Ok((at + len, written + utf8.len()))
 }
 
 /// The value of the four hex digits at `at`.
@@ -196,36 +284,44 @@ fn hex_at(bytes: &[u8], at: usize) -> Option<u32> {
     })
 }
 
-/// Whether a byte ends a run of plain text inside a string: what
-/// [`block::specials`] finds (this is its definition, and the other
-/// platforms' way).
-#[cfg(any(test, not(target_arch = "x86_64")))]
-fn special(b: u8) -> bool {
-    (b == b'"') | (b == b'\\') | (b < 0x20)
+/// The three kinds of byte that matter inside a string, as bit masks of a
+/// block: bit `i` is byte `i`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Masks {
+    quote: u64,
+    backslash: u64,
+    /// Below 0x20, which JSON does not allow inside a string.
+    control: u64,
+    /// `n` or `t`, the letters of the most common escapes after a quote and
+    /// a backslash.
+    letter: u64,
 }
 
-/// The [`special`] bytes of the block of `bytes` at `at`. The line's last
-/// bytes are padded with spaces, which are not special; past them, a string
-/// has no end.
+/// The masks of the block of `bytes` at `at`, and whether it is the last:
+/// the line's last bytes are padded with spaces, which are none of the three.
 #[inline(always)]
-fn block_at(bytes: &[u8], at: usize) -> Result<u32> {
+fn masks_at(bytes: &[u8], at: usize) -> (Masks, bool) {
     if let Some(block) = bytes.get(at..at + block::SIZE) {
-        return Ok(block::specials(block));
+        return (block::masks(block), false);
     }
     let rest = bytes.get(at..).unwrap_or_default();
     let mut last = [b' '; block::SIZE];
     if let Some(head) = last.get_mut(..rest.len()) {
         head.copy_from_slice(rest);
     }
-    match block::specials(&last) {
-        0 => declined("end of line in a string"),
-        mask => Ok(mask),
-    }
+    (block::masks(&last), true)
 }
 
-/// [`special`] bytes found a block at a time, with SSE2, which every x86-64
-/// processor has: 32 bytes in a dozen instructions, where a loop over the
-/// bytes takes a hundred.
+/// The masks of one byte, by definition (what [`block::masks`] finds, and
+/// the other platforms' way).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn byte_masks(b: u8) -> (bool, bool, bool, bool) {
+    (b == b'"', b == b'\\', b < 0x20, b == b'n' || b == b't')
+}
+
+/// Masks found 16 bytes at a time with SSE2, which every x86-64 processor
+/// has: a block of 64 in a few dozen instructions, where a loop over the
+/// bytes takes hundreds.
 #[cfg(target_arch = "x86_64")]
 mod block {
     use std::arch::x86_64::{
@@ -233,55 +329,62 @@ mod block {
         _mm_set1_epi8,
     };
 
-    pub(super) const SIZE: usize = 32;
+    use super::Masks;
 
-    /// Bit `i` set when byte `i` of `block`'s first [`SIZE`] is special.
+    pub(super) const SIZE: usize = 64;
+
+    /// The masks of the first [`SIZE`] bytes of `block` (all zero when it is
+    /// shorter).
     #[inline(always)]
-    pub(super) fn specials(block: &[u8]) -> u32 {
-        let (Some(low), Some(high)) = (block.get(..16), block.get(16..SIZE)) else {
-            return 0;
+    pub(super) fn masks(block: &[u8]) -> Masks {
+        let mut masks = Masks::default();
+        let Some(block) = block.get(..SIZE) else {
+            return masks;
         };
-        // SAFETY: SSE2 is part of the x86-64 baseline, so these intrinsics
-        // exist on every processor this is built for; each load reads the 16
-        // bytes of a slice just checked to hold them (unaligned loads are
-        // allowed).
-        unsafe {
-            let low = _mm_loadu_si128(low.as_ptr().cast::<__m128i>());
-            let high = _mm_loadu_si128(high.as_ptr().cast::<__m128i>());
-            half(low) | (half(high) << 16)
+        for (i, part) in block.chunks_exact(16).enumerate() {
+            // SAFETY: SSE2 is part of the x86-64 baseline, so these
+            // intrinsics exist on every processor this is built for; the
+            // load reads the 16 bytes of `part`, which `chunks_exact` gives
+            // whole (unaligned loads are allowed).
+            let (quote, backslash, control, letter) = unsafe {
+                let v = _mm_loadu_si128(part.as_ptr().cast::<__m128i>());
+                let low = _mm_set1_epi8(0x1f);
+                let is = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+                (
+                    _mm_movemask_epi8(is(b'"')),
+                    _mm_movemask_epi8(is(b'\\')),
+                    // Below 0x20: the unsigned maximum with 0x1f is 0x1f.
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, low), low)),
+                    _mm_movemask_epi8(_mm_or_si128(is(b'n'), is(b't'))),
+                )
+            };
+            let shift = 16 * i;
+            masks.quote |= u64::from(quote as u16) << shift;
+            masks.backslash |= u64::from(backslash as u16) << shift;
+            masks.control |= u64::from(control as u16) << shift;
+            masks.letter |= u64::from(letter as u16) << shift;
         }
-    }
-
-    /// The special bytes of 16: a quote, a backslash, or below 0x20 (a byte
-    /// whose unsigned maximum with 0x1f is 0x1f).
-    #[inline(always)]
-    unsafe fn half(v: __m128i) -> u32 {
-        // SAFETY: SSE2 intrinsics on values; see `specials`.
-        unsafe {
-            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-            let low = _mm_set1_epi8(0x1f);
-            let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
-            let any = _mm_or_si128(_mm_or_si128(quote, backslash), control);
-            _mm_movemask_epi8(any) as u32 & 0xffff
-        }
+        masks
     }
 }
 
-/// [`special`] bytes found a block at a time elsewhere: eight bytes tested
-/// without branching.
+/// Masks found a byte at a time elsewhere.
 #[cfg(not(target_arch = "x86_64"))]
 mod block {
-    pub(super) const SIZE: usize = 8;
+    use super::Masks;
 
-    pub(super) fn specials(block: &[u8]) -> u32 {
-        block
-            .iter()
-            .take(SIZE)
-            .enumerate()
-            .fold(0u32, |mask, (i, &b)| {
-                mask | (u32::from(super::special(b)) << i)
-            })
+    pub(super) const SIZE: usize = 64;
+
+    pub(super) fn masks(block: &[u8]) -> Masks {
+        let mut masks = Masks::default();
+        for (i, &b) in block.iter().take(SIZE).enumerate() {
+            let (quote, backslash, control, letter) = super::byte_masks(b);
+            masks.quote |= u64::from(quote) << i;
+            masks.backslash |= u64::from(backslash) << i;
+            masks.control |= u64::from(control) << i;
+            masks.letter |= u64::from(letter) << i;
+        }
+        masks
     }
 }
 

@@ -10,7 +10,7 @@ fn read_literal(literal: &str) -> Option<(String, usize)> {
     let (text, after) = read(bytes, 1, &mut scratch).ok()?;
     let text = match text {
         Text::Line { end } => literal[1..end].to_owned(),
-        Text::Scratch => String::from_utf8(scratch).ok()?,
+        Text::Scratch { len } => String::from_utf8(scratch[..len].to_vec()).ok()?,
     };
     Some((text, after))
 }
@@ -20,15 +20,54 @@ fn skip_literal(literal: &str) -> Option<usize> {
 }
 
 #[test]
-fn a_block_mask_marks_exactly_the_special_bytes() {
-    let block: Vec<u8> = (0..=255u8).collect();
-    for start in (0..=256 - block::SIZE).step_by(7) {
-        let bytes = &block[start..start + block::SIZE];
-        let want = bytes
-            .iter()
-            .enumerate()
-            .fold(0u32, |mask, (i, &b)| mask | (u32::from(special(b)) << i));
-        assert_eq!(block::specials(bytes), want, "from {start}");
+fn a_block_mask_marks_exactly_the_bytes_of_each_kind() {
+    let bytes: Vec<u8> = (0..=255u8).chain(0..=255u8).collect();
+    for start in (0..=bytes.len() - block::SIZE).step_by(7) {
+        let block = &bytes[start..start + block::SIZE];
+        let mut want = Masks::default();
+        for (i, &b) in block.iter().enumerate() {
+            let (quote, backslash, control, letter) = byte_masks(b);
+            want.quote |= u64::from(quote) << i;
+            want.backslash |= u64::from(backslash) << i;
+            want.control |= u64::from(control) << i;
+            want.letter |= u64::from(letter) << i;
+        }
+        assert_eq!(block::masks(block), want, "from {start}");
+    }
+}
+
+/// Which bytes of `text` an odd run of backslashes escapes, a byte at a time.
+fn escaped_one_by_one(text: &[bool]) -> Vec<bool> {
+    let mut out = vec![false; text.len()];
+    let mut run = 0;
+    for (i, &backslash) in text.iter().enumerate() {
+        out[i] = run % 2 == 1;
+        run = match (backslash, out[i]) {
+            (true, false) => run + 1,
+            (true, true) => 0,
+            (false, _) => 0,
+        };
+        if out[i] {
+            run = 0;
+        }
+    }
+    out
+}
+
+proptest! {
+    #[test]
+    fn escaped_bytes_are_found_across_blocks_as_one_by_one(
+        backslashes in prop::collection::vec(prop::bool::weighted(0.6), 0..300),
+    ) {
+        let want = escaped_one_by_one(&backslashes);
+        let mut got = Vec::new();
+        let mut carry = 0;
+        for block in backslashes.chunks(64) {
+            let mask = block.iter().enumerate().fold(0u64, |m, (i, &b)| m | (u64::from(b) << i));
+            let escaped = escaped(mask, &mut carry);
+            got.extend((0..block.len()).map(|i| escaped >> i & 1 == 1));
+        }
+        prop_assert_eq!(got, want);
     }
 }
 
