@@ -324,3 +324,7 @@ impl<'de> Visitor<'de> for ContentVisitor {
 
     others_are!(Content::None);
 }
+
+#[cfg(test)]
+#[path = "wire_tests.rs"]
+mod tests;

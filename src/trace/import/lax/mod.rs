@@ -423,6 +423,13 @@ pub(crate) fn object<'a, T: Fields<'a> + fmt::Debug>(text: &'a [u8]) -> serde_js
     value.ok_or_else(|| <serde_json::Error as de::Error>::custom("not a JSON object"))
 }
 
+/// The fast reader's reading of a line as `T`, `None` when it declines it:
+/// for tests that hold it to serde_json's.
+#[cfg(test)]
+pub(crate) fn read_fast<'a, T: Fields<'a>>(text: &'a [u8]) -> Option<T> {
+    scan::read::<Obj<T>>(text).ok().and_then(|Obj(value)| value)
+}
+
 /// A value's text as written in the line (white space inside kept), for a
 /// field that is carried on as text rather than read.
 #[derive(Debug, Clone, Copy)]
