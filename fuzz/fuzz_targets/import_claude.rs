@@ -1,6 +1,8 @@
 //! The Claude Code importer on any bytes, as a session file with one
 //! subagent file beside it (the input split at its first NUL): no panic,
-//! and an import that succeeds numbers its events in order.
+//! and an import that succeeds numbers its events in order. Built for the
+//! fuzzer (`cfg(fuzzing)`), the importer also reads every line its fast
+//! reader takes with serde_json, and panics if the two readings differ.
 #![no_main]
 
 use brood::trace::import::import;
