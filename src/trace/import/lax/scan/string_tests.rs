@@ -24,16 +24,20 @@ fn a_block_mask_marks_exactly_the_bytes_of_each_kind() {
     let bytes: Vec<u8> = (0..=255u8).chain(0..=255u8).collect();
     for start in (0..=bytes.len() - block::SIZE).step_by(7) {
         let block = &bytes[start..start + block::SIZE];
-        let mut want = Masks::default();
+        let want = portable::masks(block);
+        assert_eq!(block::masks(block), want, "from {start}");
+        // The portable masks are the definition, byte by byte.
         for (i, &b) in block.iter().enumerate() {
             let (quote, backslash, control, letter) = byte_masks(b);
-            want.quote |= u64::from(quote) << i;
-            want.backslash |= u64::from(backslash) << i;
-            want.control |= u64::from(control) << i;
-            want.letter |= u64::from(letter) << i;
+            assert_eq!(want.quote >> i & 1 == 1, quote);
+            assert_eq!(want.backslash >> i & 1 == 1, backslash);
+            assert_eq!(want.control >> i & 1 == 1, control);
+            assert_eq!(want.letter >> i & 1 == 1, letter);
         }
-        assert_eq!(block::masks(block), want, "from {start}");
     }
+    // A block shorter than a block has no masks, either way.
+    assert_eq!(block::masks(&bytes[..10]), Masks::default());
+    assert_eq!(portable::masks(&bytes[..10]), Masks::default());
 }
 
 /// Which bytes of `text` an odd run of backslashes escapes, a byte at a time.
