@@ -4,10 +4,10 @@
 //! result, and a copy of it in `toolUseResult`) full of `\n` and `\"`.
 //!
 //! serde_json stops at every escape of such a string, twice when it only
-//! scans past one. This reader looks at a block of bytes at a time for the
-//! three that matter inside a string (a quote, a backslash, a control
-//! character), steps over an escape in place, and scans past the values a
-//! type does not read without building or copying anything.
+//! scans past one. This reader finds the bytes that matter inside a string
+//! (quotes, backslashes, control characters) 64 at a time ([`string`]), and
+//! scans past the values a type does not read without building or copying
+//! anything.
 //!
 //! It takes only what it reads exactly as serde_json does, and declines the
 //! rest: a number with a fraction or exponent, or too big, where a value is
@@ -16,7 +16,8 @@
 //! declined line is read again by serde_json ([`super::object`]), which then
 //! decides, and words any error. So this reader is never more lenient than
 //! serde_json and never gives another answer: it is only faster on the lines
-//! it takes, which are all the lines a well-formed session has.
+//! it takes, which are the lines Claude Code writes (a test holds it to
+//! every line of the samples in `tests/data/import/claude/`).
 
 use std::fmt;
 
