@@ -251,18 +251,18 @@ fn without_timestamps_children_still_sit_inside_their_calls() {
     }
 }
 
-/// `cargo test --release --lib trace::import -- --ignored large` times a 20 MB
-/// session; in a release build it must import in well under a second.
+/// A session of a few MB, of many turns and results a few KB long, imports
+/// whole: every result, every turn. (How fast is `benches/compare.sh`'s to
+/// say, on the bench session; this once timed itself, which a test should not.)
 #[test]
-#[ignore = "slow in debug builds; run in release"]
-fn a_large_session_imports_quickly() {
+fn a_large_session_imports_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.jsonl");
     let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     let output = "x".repeat(3000);
     let mut n = 0;
     let mut size = 0;
-    while size < 20 * 1024 * 1024 {
+    while size < 4 * 1024 * 1024 {
         n += 1;
         let ts = format!("2026-01-01T00:{:02}:{:02}.000Z", (n / 60) % 60, n % 60);
         let lines = [
@@ -314,18 +314,25 @@ fn a_large_session_imports_quickly() {
         }
     }
     drop(out);
-    let started = std::time::Instant::now();
     let imported = import(&path).unwrap();
-    let elapsed = started.elapsed();
-    println!(
-        "{} MB, {} events in {elapsed:?}",
-        size / (1024 * 1024),
-        imported.events.len()
-    );
     assert_eq!(imported.skipped.get("block:thinking"), Some(&n));
-    if !cfg!(debug_assertions) {
-        assert!(elapsed.as_millis() < 1000, "{elapsed:?}");
-    }
+    let results: Vec<&str> = imported
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolResult { content, .. } => Some(&**content),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), n);
+    assert!(results.iter().all(|r| *r == output));
+    let turns = imported
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::TurnEnd { .. }))
+        .count();
+    assert_eq!(turns, n);
+    assert!(imported.bad_lines.is_empty());
 }
 
 fn user(uuid: &str, parent: Option<&str>, ts: &str, content: Value, session: &str) -> Value {
