@@ -408,7 +408,7 @@ impl<T> Items<T> {
 /// is read again by serde_json, whose answer, and wording of an error, is
 /// the one given.
 pub(crate) fn object<'a, T: Fields<'a> + fmt::Debug>(text: &'a [u8]) -> serde_json::Result<T> {
-    if let Ok(Obj(Some(value))) = scan::read::<Obj<T>>(text) {
+    if let Some(value) = read_fast::<T>(text) {
         // Under the fuzzer (`fuzz/`, whose `import_claude` target reads every
         // line through here), each line the fast reader takes is read by
         // serde_json too, and the two readings must be the same.
@@ -423,9 +423,8 @@ pub(crate) fn object<'a, T: Fields<'a> + fmt::Debug>(text: &'a [u8]) -> serde_js
     value.ok_or_else(|| <serde_json::Error as de::Error>::custom("not a JSON object"))
 }
 
-/// The fast reader's reading of a line as `T`, `None` when it declines it:
-/// for tests that hold it to serde_json's.
-#[cfg(test)]
+/// The fast reader's reading of a line as `T`, `None` when it declines it
+/// (tests hold it to serde_json's).
 pub(crate) fn read_fast<'a, T: Fields<'a>>(text: &'a [u8]) -> Option<T> {
     scan::read::<Obj<T>>(text).ok().and_then(|Obj(value)| value)
 }

@@ -130,12 +130,35 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Past the opening bracket of an object or array, one level deeper.
     fn enter(&mut self) -> Result<()> {
+        self.pos += 1;
         self.depth += 1;
         match self.depth > MAX_DEPTH {
             true => declined("nested too deep"),
             false => Ok(()),
         }
+    }
+
+    /// Past the `close` bracket of the object or array being read.
+    fn leave(&mut self, close: u8) -> Result<()> {
+        self.eat(close)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// Moves to the next member of the object or array being read (past
+    /// the comma before it, unless it is the `first`); `false` at the
+    /// `close` bracket, which is left for [`Scanner::leave`].
+    fn next_member(&mut self, close: u8, first: &mut bool) -> Result<bool> {
+        match (self.next_token(), *first) {
+            (Some(b), _) if b == close => return Ok(false),
+            (Some(b','), false) => self.pos += 1,
+            (_, true) => {}
+            (_, false) => return declined("expected a comma or the end"),
+        }
+        *first = false;
+        Ok(true)
     }
 
     /// Past a string's closing quote; `pos` is after its opening quote.
@@ -211,49 +234,23 @@ impl<'a> Scanner<'a> {
                 self.skip_string()
             }
             Some(b'{') => {
-                self.pos += 1;
                 self.enter()?;
                 let mut first = true;
-                loop {
-                    match (self.next_token(), first) {
-                        (Some(b'}'), true) => break,
-                        (_, true) => {}
-                        (_, false) => match self.next_token() {
-                            Some(b',') => self.pos += 1,
-                            Some(b'}') => break,
-                            _ => return declined("expected , or }"),
-                        },
-                    }
-                    first = false;
+                while self.next_member(b'}', &mut first)? {
                     self.eat(b'"')?;
                     self.skip_string()?;
                     self.eat(b':')?;
                     self.skip_value()?;
                 }
-                self.pos += 1;
-                self.depth -= 1;
-                Ok(())
+                self.leave(b'}')
             }
             Some(b'[') => {
-                self.pos += 1;
                 self.enter()?;
                 let mut first = true;
-                loop {
-                    match (self.next_token(), first) {
-                        (Some(b']'), true) => break,
-                        (_, true) => {}
-                        (_, false) => match self.next_token() {
-                            Some(b',') => self.pos += 1,
-                            Some(b']') => break,
-                            _ => return declined("expected , or ]"),
-                        },
-                    }
-                    first = false;
+                while self.next_member(b']', &mut first)? {
                     self.skip_value()?;
                 }
-                self.pos += 1;
-                self.depth -= 1;
-                Ok(())
+                self.leave(b']')
             }
             Some(b't') => self.literal(b"true"),
             Some(b'f') => self.literal(b"false"),
@@ -293,25 +290,21 @@ impl<'de> Deserializer<'de> for &mut Scanner<'de> {
                 }
             }
             Some(b'{') => {
-                self.pos += 1;
                 self.enter()?;
                 let value = visitor.visit_map(Entries {
                     scanner: &mut *self,
                     first: true,
                 })?;
-                self.eat(b'}')?;
-                self.depth -= 1;
+                self.leave(b'}')?;
                 Ok(value)
             }
             Some(b'[') => {
-                self.pos += 1;
                 self.enter()?;
                 let value = visitor.visit_seq(Elements {
                     scanner: &mut *self,
                     first: true,
                 })?;
-                self.eat(b']')?;
-                self.depth -= 1;
+                self.leave(b']')?;
                 Ok(value)
             }
             Some(b't') => {
@@ -384,13 +377,9 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         let scanner = &mut *self.scanner;
-        match (scanner.next_token(), self.first) {
-            (Some(b'}'), _) => return Ok(None),
-            (Some(b','), false) => scanner.pos += 1,
-            (_, true) => {}
-            (_, false) => return declined("expected , or }"),
+        if !scanner.next_member(b'}', &mut self.first)? {
+            return Ok(None);
         }
-        self.first = false;
         match scanner.next_token() {
             Some(b'"') => seed.deserialize(&mut *scanner).map(Some),
             _ => declined("a key must be a string"),
@@ -414,13 +403,9 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         let scanner = &mut *self.scanner;
-        match (scanner.next_token(), self.first) {
-            (Some(b']'), _) => return Ok(None),
-            (Some(b','), false) => scanner.pos += 1,
-            (_, true) => {}
-            (_, false) => return declined("expected , or ]"),
+        if !scanner.next_member(b']', &mut self.first)? {
+            return Ok(None);
         }
-        self.first = false;
         seed.deserialize(&mut *scanner).map(Some)
     }
 }

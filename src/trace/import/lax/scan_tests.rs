@@ -44,6 +44,12 @@ fn what_serde_json_refuses_is_declined() {
         "{\"a\":1,}",
         "{\"a\":1 \"b\":2}",
         "[1,]",
+        "[,1]",
+        "[,]",
+        "[1,,2]",
+        "{,\"a\":1}",
+        "{\"a\":1,,\"b\":2}",
+        "{\"a\":[,1]}",
         "{\"a\":1} x",
         "{\"a\":tru}",
         "{a:1}",
@@ -143,8 +149,17 @@ proptest! {
 }
 
 #[test]
-fn raw_values_of_a_damaged_line_are_never_taken_when_serde_json_refuses() {
-    let line = br#"{"input":{"a":[1,]}}"#;
-    assert!(read::<serde::de::IgnoredAny>(line).is_err());
-    assert!(serde_json::from_slice::<&RawValue>(br#"{"a":[1,]}"#).is_err());
+fn a_damaged_value_asked_for_as_written_is_never_handed_out() {
+    for damaged in [
+        &br#"{"a":[1,]}"#[..],
+        br#"{"a" 1}"#,
+        br#"[1 2]"#,
+        b"{\"a\":\"\x01\"}",
+    ] {
+        assert!(read::<Raw>(damaged).is_err(), "{damaged:?}");
+        assert!(
+            serde_json::from_slice::<&RawValue>(damaged).is_err(),
+            "{damaged:?}"
+        );
+    }
 }

@@ -1,10 +1,12 @@
 //! Strings, the bulk of a Claude Code line, scanned 64 bytes at a time. A
 //! file's text in a tool result has an escape (`\n`, `\"`) every twenty
 //! bytes or so, so what an escape costs is what reading costs. A block's
-//! quotes, backslashes and control characters are found together, which of
-//! its bytes are escaped is worked out from the backslashes with a few
-//! integer operations (the way simdjson does it), and only then is each
-//! escape looked at, each on its own: no escape waits for the one before.
+//! quotes, backslashes, control characters and common escape letters are
+//! found together, and which of its bytes are escaped is worked out from the
+//! backslashes with a few integer operations (the way simdjson does it):
+//! checking a string looks at no escape on its own but the uncommon ones,
+//! and unescaping takes each from the block's mask, without waiting on the
+//! one before.
 
 use super::{Result, declined};
 
@@ -33,8 +35,8 @@ pub(super) fn skip(bytes: &[u8], at: usize) -> Result<usize> {
 pub(super) fn read(bytes: &[u8], at: usize, scratch: &mut Vec<u8>) -> Result<(Text, usize)> {
     let (end, escapes) = scan(bytes, at)?;
     match escapes {
-        Escapes::None => Ok((Text::Line { end }, end + 1)),
-        Escapes::Some => {
+        Escapes::Absent => Ok((Text::Line { end }, end + 1)),
+        Escapes::Present => {
             let len = unescape_all(bytes, at, end, scratch)?;
             Ok((Text::Scratch { len }, end + 1))
         }
@@ -44,8 +46,8 @@ pub(super) fn read(bytes: &[u8], at: usize, scratch: &mut Vec<u8>) -> Result<(Te
 /// Whether a string has escapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Escapes {
-    None,
-    Some,
+    Absent,
+    Present,
 }
 
 /// Finds the closing quote of the string whose text starts at `at`,
@@ -72,8 +74,8 @@ fn scan(bytes: &[u8], at: usize) -> Result<(usize, Escapes)> {
         if quotes != 0 {
             let end = base + quotes.trailing_zeros() as usize;
             let escapes = match seen {
-                0 => Escapes::None,
-                _ => Escapes::Some,
+                0 => Escapes::Absent,
+                _ => Escapes::Present,
             };
             return Ok((end, escapes));
         }
@@ -87,36 +89,19 @@ fn scan(bytes: &[u8], at: usize) -> Result<(usize, Escapes)> {
 /// Checks the letters of the escapes whose bits are set in `escapes` (of the
 /// block at `base`, whose `masks` are given): each must be one JSON has, and
 /// a `u` must have four hex digits. The common letters (`n`, `t`, a quote,
-/// a backslash) are checked by mask, the others looked up one by one.
+/// a backslash) are taken from the masks at once; only the others are
+/// looked at one by one.
 #[inline(always)]
 fn check_escapes(bytes: &[u8], base: usize, masks: &Masks, escapes: u64) -> Result<()> {
-    let common = masks.quote | masks.backslash | masks.letter;
-    let escapes = escapes & !common;
-    if escapes == 0 {
-        return Ok(());
-    }
-    let mut bits = escapes;
-    let mut valid = true;
-    let mut unicode = false;
-    while bits != 0 {
-        let letter = bytes.get(base + bits.trailing_zeros() as usize);
-        let kind = ESCAPES[usize::from(letter.copied().unwrap_or(0))];
-        valid &= kind != 0;
-        unicode |= kind == U;
-        bits &= bits - 1;
-    }
-    if !valid {
-        return declined("bad escape");
-    }
-    if unicode {
-        let mut bits = escapes;
-        while bits != 0 {
-            let at = base + bits.trailing_zeros() as usize;
-            if bytes.get(at) == Some(&b'u') && hex_at(bytes, at + 1).is_none() {
-                return declined("bad \\u escape");
-            }
-            bits &= bits - 1;
+    let mut uncommon = escapes & !(masks.quote | masks.backslash | masks.letter);
+    while uncommon != 0 {
+        let at = base + uncommon.trailing_zeros() as usize;
+        match ESCAPES[usize::from(bytes.get(at).copied().unwrap_or(0))] {
+            0 => return declined("bad escape"),
+            U if hex_at(bytes, at + 1).is_none() => return declined("bad \\u escape"),
+            _ => {}
         }
+        uncommon &= uncommon - 1;
     }
     Ok(())
 }
@@ -284,8 +269,8 @@ fn hex_at(bytes: &[u8], at: usize) -> Option<u32> {
     })
 }
 
-/// The three kinds of byte that matter inside a string, as bit masks of a
-/// block: bit `i` is byte `i`.
+/// The kinds of byte that matter inside a string, as bit masks of a block:
+/// bit `i` is byte `i`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Masks {
     quote: u64,
@@ -298,7 +283,7 @@ struct Masks {
 }
 
 /// The masks of the block of `bytes` at `at`, and whether it is the last:
-/// the line's last bytes are padded with spaces, which are none of the three.
+/// the line's last bytes are padded with spaces, which are in no mask.
 #[inline(always)]
 fn masks_at(bytes: &[u8], at: usize) -> (Masks, bool) {
     if let Some(block) = bytes.get(at..at + block::SIZE) {
