@@ -8,7 +8,10 @@
 //! and unescaping takes each from the block's mask, without waiting on the
 //! one before.
 
+mod masks;
+
 use super::{Result, declined};
+use masks::{Blocks, Masks, SIZE};
 
 /// Where a string's text is, once read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +27,7 @@ pub(super) enum Text {
 /// checked as serde_json checks it: no control character, every escape one
 /// that JSON has. Returns the position after its closing quote.
 pub(super) fn skip(bytes: &[u8], at: usize) -> Result<usize> {
-    scan(bytes, at).map(|(end, _)| end + 1)
+    walk_widest(bytes, at, None).map(|(_, after)| after)
 }
 
 /// Reads the string whose text starts at `at`: returns where its text is
@@ -32,57 +35,163 @@ pub(super) fn skip(bytes: &[u8], at: usize) -> Result<usize> {
 /// to `scratch` with each escape replaced by what it stands for, as
 /// serde_json would read it: a `\u` escape of half a surrogate pair, which
 /// serde_json refuses, is declined.
+///
+/// Checking and unescaping go together, block by block, from the same masks:
+/// a file's text in a tool result is most of a line, and finding its
+/// escapes twice (once to check, once to unescape) was a third of reading it.
 pub(super) fn read(bytes: &[u8], at: usize, scratch: &mut Vec<u8>) -> Result<(Text, usize)> {
-    let (end, escapes) = scan(bytes, at)?;
-    match escapes {
-        Escapes::Absent => Ok((Text::Line { end }, end + 1)),
-        Escapes::Present => {
-            let len = unescape_all(bytes, at, end, scratch)?;
-            Ok((Text::Scratch { len }, end + 1))
+    walk_widest(bytes, at, Some(scratch))
+}
+
+/// [`walk`] with the widest blocks the processor has: what the processor
+/// has is looked up once and kept, so asking costs a load and a test.
+fn walk_widest(bytes: &[u8], at: usize, scratch: Option<&mut Vec<u8>>) -> Result<(Text, usize)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(avx512) = masks::Avx512::detect() {
+            // SAFETY: an `Avx512` is made only on a processor that has the
+            // features `walk_avx512` is compiled for.
+            return unsafe { walk_avx512(avx512, bytes, at, scratch) };
         }
+        if let Some(avx2) = masks::Avx2::detect() {
+            // SAFETY: an `Avx2` is made only on a processor that has AVX2.
+            return unsafe { walk_avx2(avx2, bytes, at, scratch) };
+        }
+        walk(masks::Sse2, bytes, at, scratch)
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    walk(masks::Portable, bytes, at, scratch)
 }
 
-/// Whether a string has escapes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Escapes {
-    Absent,
-    Present,
+/// [`walk`] compiled for AVX-512, so that its masks' intrinsics are inlined.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn walk_avx512(
+    blocks: masks::Avx512,
+    bytes: &[u8],
+    at: usize,
+    scratch: Option<&mut Vec<u8>>,
+) -> Result<(Text, usize)> {
+    walk(blocks, bytes, at, scratch)
 }
 
-/// Finds the closing quote of the string whose text starts at `at`,
-/// checking the text on the way; says whether it has escapes.
-fn scan(bytes: &[u8], at: usize) -> Result<(usize, Escapes)> {
+/// [`walk`] compiled for AVX2, so that its masks' intrinsics are inlined.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn walk_avx2(
+    blocks: masks::Avx2,
+    bytes: &[u8],
+    at: usize,
+    scratch: Option<&mut Vec<u8>>,
+) -> Result<(Text, usize)> {
+    walk(blocks, bytes, at, scratch)
+}
+
+/// Checks the string whose text starts at `at` and finds its end, unescaping
+/// its text into `scratch` if given ([`read`]; [`skip`] gives none), finding
+/// each block's bytes the way `blocks` does. Inlined into each caller, so
+/// skipping carries no unescaping.
+#[inline(always)]
+fn walk(
+    blocks: impl Blocks,
+    bytes: &[u8],
+    at: usize,
+    mut scratch: Option<&mut Vec<u8>>,
+) -> Result<(Text, usize)> {
     let mut carry = 0;
-    let mut seen = 0;
     let mut base = at;
+    // Once the string has shown an escape, the text so far is in `scratch`.
+    let mut unescaped: Option<Unescaped> = None;
     loop {
-        let (masks, last) = masks_at(bytes, base);
+        let (masks, last) = masks_at(blocks, bytes, base);
         let escaped = escaped(masks.backslash, &mut carry);
         let quotes = masks.quote & !escaped;
-        // The bits before the closing quote, if the block has it.
-        let inside = match quotes {
-            0 => u64::MAX,
-            q => (q & q.wrapping_neg()) - 1,
-        };
+        let inside = before_first(quotes);
         if masks.control & inside != 0 {
             return declined("control character in a string");
         }
-        let escapes = escaped & inside;
-        check_escapes(bytes, base, &masks, escapes)?;
-        seen |= escapes;
+        check_escapes(bytes, base, &masks, escaped & inside)?;
+        if let Some(out) = scratch.as_deref_mut() {
+            // The backslashes that start an escape: those not escaped themselves.
+            let starts = masks.backslash & !escaped & inside;
+            if starts != 0 && unescaped.is_none() {
+                // Text never grows when unescaped, and a run's copy
+                // overshoots by under [`COPY`]: the rest of the line bounds
+                // what is written.
+                let room = bytes.len() - at + COPY;
+                if out.len() < room {
+                    out.resize(room, 0);
+                }
+                unescaped = Some(Unescaped { from: at, len: 0 });
+            }
+            if let Some(text) = unescaped.as_mut() {
+                text.block(bytes, base, starts, out)?;
+            }
+        }
         if quotes != 0 {
             let end = base + quotes.trailing_zeros() as usize;
-            let escapes = match seen {
-                0 => Escapes::Absent,
-                _ => Escapes::Present,
+            let text = match (unescaped, scratch) {
+                (Some(text), Some(out)) => Text::Scratch {
+                    len: copy_run(bytes, text.from, end, out, text.len),
+                },
+                _ => Text::Line { end },
             };
-            return Ok((end, escapes));
+            return Ok((text, end + 1));
         }
         if last {
             return declined("end of line in a string");
         }
-        base += block::SIZE;
+        base += SIZE;
+    }
+}
+
+/// The bits of a block before its first `quotes` bit: all of them when it
+/// has none.
+fn before_first(quotes: u64) -> u64 {
+    match quotes {
+        0 => u64::MAX,
+        q => (q & q.wrapping_neg()) - 1,
+    }
+}
+
+/// A string being unescaped into the scratch space.
+#[derive(Debug, Clone, Copy)]
+struct Unescaped {
+    /// The first byte of the line's text not yet written.
+    from: usize,
+    /// How much is written.
+    len: usize,
+}
+
+impl Unescaped {
+    /// Writes the text up to the last escape of the block at `base`, whose
+    /// escapes start at the bits of `starts`, each escape replaced by what
+    /// it stands for. The escapes are taken from the mask, so where one is
+    /// does not wait on reading the one before; the text between two is
+    /// copied 32 bytes at once, the copy then overwritten past its end.
+    #[inline(always)]
+    fn block(&mut self, line: &[u8], base: usize, mut starts: u64, out: &mut [u8]) -> Result<()> {
+        while starts != 0 {
+            let at = base + starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            // The second half of a surrogate pair was taken with the first.
+            if at < self.from {
+                continue;
+            }
+            self.len = copy_run(line, self.from, at, out, self.len);
+            let letter = line.get(at + 1).copied().unwrap_or(0);
+            match ESCAPES[usize::from(letter)] {
+                U => (self.from, self.len) = unicode_escape(line, at, out, self.len)?,
+                byte => {
+                    if let Some(slot) = out.get_mut(self.len) {
+                        *slot = byte;
+                    }
+                    self.len += 1;
+                    self.from = at + 2;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -121,58 +230,6 @@ fn escaped(backslash: u64, carry: &mut u64) -> u64 {
     let (even_runs, overflow) = odd_starts.overflowing_add(backslash);
     *carry = u64::from(overflow);
     (EVEN ^ (even_runs << 1)) & follows_escape
-}
-
-/// Writes the text of `line` from `start` to `end` (a string's, already
-/// checked by [`scan`]) to the start of `out`, each escape replaced by what
-/// it stands for; returns its length. `out` is grown to hold it and is not
-/// cleared: its bytes past the length returned mean nothing.
-///
-/// The escapes of a block are taken from its mask, so where one is does not
-/// wait on reading the one before; the text between two is copied 32 bytes
-/// at once, the copy then overwritten past its end.
-fn unescape_all(line: &[u8], start: usize, end: usize, out: &mut Vec<u8>) -> Result<usize> {
-    // Text never grows when unescaped; a run's copy overshoots by under 32.
-    let room = end - start + COPY;
-    if out.len() < room {
-        out.resize(room, 0);
-    }
-    let mut written = 0;
-    // The first byte of the text not yet written.
-    let mut from = start;
-    let mut carry = 0;
-    let mut base = start;
-    while base < end {
-        let (masks, _) = masks_at(line, base);
-        let inside = match end - base {
-            left if left < block::SIZE => (1u64 << left) - 1,
-            _ => u64::MAX,
-        };
-        // The backslashes that start an escape: those not escaped themselves.
-        let mut starts = masks.backslash & !escaped(masks.backslash, &mut carry) & inside;
-        while starts != 0 {
-            let at = base + starts.trailing_zeros() as usize;
-            starts &= starts - 1;
-            // The second half of a surrogate pair was taken with the first.
-            if at < from {
-                continue;
-            }
-            written = copy_run(line, from, at, out, written);
-            let letter = line.get(at + 1).copied().unwrap_or(0);
-            match ESCAPES[usize::from(letter)] {
-                U => (from, written) = unicode_escape(line, at, out, written)?,
-                byte => {
-                    if let Some(slot) = out.get_mut(written) {
-                        *slot = byte;
-                    }
-                    written += 1;
-                    from = at + 2;
-                }
-            }
-        }
-        base += block::SIZE;
-    }
-    Ok(copy_run(line, from, end, out, written))
 }
 
 /// What [`copy_run`] copies at once.
@@ -269,119 +326,20 @@ fn hex_at(bytes: &[u8], at: usize) -> Option<u32> {
     })
 }
 
-/// The kinds of byte that matter inside a string, as bit masks of a block:
-/// bit `i` is byte `i`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Masks {
-    quote: u64,
-    backslash: u64,
-    /// Below 0x20, which JSON does not allow inside a string.
-    control: u64,
-    /// `n` or `t`, the letters of the most common escapes after a quote and
-    /// a backslash.
-    letter: u64,
-}
-
 /// The masks of the block of `bytes` at `at`, and whether it is the last:
 /// the line's last bytes are padded with spaces, which are in no mask.
 #[inline(always)]
-fn masks_at(bytes: &[u8], at: usize) -> (Masks, bool) {
-    if let Some(block) = bytes.get(at..at + block::SIZE) {
-        return (block::masks(block), false);
+fn masks_at(blocks: impl Blocks, bytes: &[u8], at: usize) -> (Masks, bool) {
+    if let Some(block) = bytes.get(at..at + SIZE) {
+        return (blocks.masks(block), false);
     }
     let rest = bytes.get(at..).unwrap_or_default();
-    let mut last = [b' '; block::SIZE];
+    let mut last = [b' '; SIZE];
     if let Some(head) = last.get_mut(..rest.len()) {
         head.copy_from_slice(rest);
     }
-    (block::masks(&last), true)
+    (blocks.masks(&last), true)
 }
-
-/// The masks of one byte, by definition (what [`block::masks`] finds, and
-/// the other platforms' way).
-#[cfg(any(test, not(target_arch = "x86_64")))]
-fn byte_masks(b: u8) -> (bool, bool, bool, bool) {
-    (b == b'"', b == b'\\', b < 0x20, b == b'n' || b == b't')
-}
-
-/// Masks found 16 bytes at a time with SSE2, which every x86-64 processor
-/// has: a block of 64 in a few dozen instructions, where a loop over the
-/// bytes takes hundreds.
-#[cfg(target_arch = "x86_64")]
-mod block {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-
-    use super::Masks;
-
-    pub(super) const SIZE: usize = 64;
-
-    /// The masks of the first [`SIZE`] bytes of `block` (all zero when it is
-    /// shorter).
-    #[inline(always)]
-    pub(super) fn masks(block: &[u8]) -> Masks {
-        let mut masks = Masks::default();
-        let Some(block) = block.get(..SIZE) else {
-            return masks;
-        };
-        for (i, part) in block.chunks_exact(16).enumerate() {
-            // SAFETY: SSE2 is part of the x86-64 baseline, so these
-            // intrinsics exist on every processor this is built for; the
-            // load reads the 16 bytes of `part`, which `chunks_exact` gives
-            // whole (unaligned loads are allowed).
-            let (quote, backslash, control, letter) = unsafe {
-                let v = _mm_loadu_si128(part.as_ptr().cast::<__m128i>());
-                let low = _mm_set1_epi8(0x1f);
-                let is = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-                (
-                    _mm_movemask_epi8(is(b'"')),
-                    _mm_movemask_epi8(is(b'\\')),
-                    // Below 0x20: the unsigned maximum with 0x1f is 0x1f.
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, low), low)),
-                    _mm_movemask_epi8(_mm_or_si128(is(b'n'), is(b't'))),
-                )
-            };
-            let shift = 16 * i;
-            masks.quote |= u64::from(quote as u16) << shift;
-            masks.backslash |= u64::from(backslash as u16) << shift;
-            masks.control |= u64::from(control as u16) << shift;
-            masks.letter |= u64::from(letter as u16) << shift;
-        }
-        masks
-    }
-}
-
-/// Masks found a byte at a time: the way on other platforms, and what the
-/// SSE2 masks are held to in tests (so this way is built and checked on
-/// x86-64 too).
-#[cfg(any(test, not(target_arch = "x86_64")))]
-mod portable {
-    use super::Masks;
-
-    pub(super) const SIZE: usize = 64;
-
-    /// The masks of the first [`SIZE`] bytes of `block` (all zero when it is
-    /// shorter).
-    pub(super) fn masks(block: &[u8]) -> Masks {
-        let mut masks = Masks::default();
-        let Some(block) = block.get(..SIZE) else {
-            return masks;
-        };
-        for (i, &b) in block.iter().enumerate() {
-            let (quote, backslash, control, letter) = super::byte_masks(b);
-            masks.quote |= u64::from(quote) << i;
-            masks.backslash |= u64::from(backslash) << i;
-            masks.control |= u64::from(control) << i;
-            masks.letter |= u64::from(letter) << i;
-        }
-        masks
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-use portable as block;
 
 #[cfg(test)]
 #[path = "string_tests.rs"]

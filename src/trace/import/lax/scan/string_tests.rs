@@ -19,25 +19,100 @@ fn skip_literal(literal: &str) -> Option<usize> {
     skip(literal.as_bytes(), 1).ok()
 }
 
+/// The masks of `block` found each way this processor has, with the way's name.
+fn masks_each_way(block: &[u8]) -> Vec<(&'static str, Masks)> {
+    #[allow(unused_mut)]
+    let mut found = vec![("portable", masks::Portable.masks(block))];
+    #[cfg(target_arch = "x86_64")]
+    {
+        found.push(("sse2", masks::Sse2.masks(block)));
+        if let Some(avx2) = masks::Avx2::detect() {
+            // SAFETY: `avx2` proves the processor has AVX2.
+            found.push(("avx2", unsafe { avx2_masks(avx2, block) }));
+        }
+        if let Some(avx512) = masks::Avx512::detect() {
+            // SAFETY: `avx512` proves the processor has AVX512F and AVX512BW.
+            found.push(("avx512", unsafe { avx512_masks(avx512, block) }));
+        }
+    }
+    found
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2_masks(blocks: masks::Avx2, block: &[u8]) -> Masks {
+    blocks.masks(block)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn avx512_masks(blocks: masks::Avx512, block: &[u8]) -> Masks {
+    blocks.masks(block)
+}
+
+/// What each way this processor has makes of a string literal, with the
+/// way's name: `read`'s text (or `None` when declined) and where it ended.
+fn read_each_way(literal: &str) -> Vec<(&'static str, Option<(String, usize)>)> {
+    let bytes = literal.as_bytes();
+    let read = |walked: Result<(Text, usize)>, scratch: &[u8]| {
+        let (text, after) = walked.ok()?;
+        let text = match text {
+            Text::Line { end } => literal[1..end].to_owned(),
+            Text::Scratch { len } => String::from_utf8(scratch[..len].to_vec()).ok()?,
+        };
+        Some((text, after))
+    };
+    let mut scratch = Vec::new();
+    let mut found = vec![(
+        "portable",
+        read(
+            walk(masks::Portable, bytes, 1, Some(&mut scratch)),
+            &scratch,
+        ),
+    )];
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut scratch = Vec::new();
+        let walked = walk(masks::Sse2, bytes, 1, Some(&mut scratch));
+        found.push(("sse2", read(walked, &scratch)));
+        if let Some(avx2) = masks::Avx2::detect() {
+            let mut scratch = Vec::new();
+            // SAFETY: `avx2` proves the processor has AVX2.
+            let walked = unsafe { walk_avx2(avx2, bytes, 1, Some(&mut scratch)) };
+            found.push(("avx2", read(walked, &scratch)));
+        }
+        if let Some(avx512) = masks::Avx512::detect() {
+            let mut scratch = Vec::new();
+            // SAFETY: `avx512` proves the processor has AVX512F and AVX512BW.
+            let walked = unsafe { walk_avx512(avx512, bytes, 1, Some(&mut scratch)) };
+            found.push(("avx512", read(walked, &scratch)));
+        }
+    }
+    found
+}
+
 #[test]
-fn a_block_mask_marks_exactly_the_bytes_of_each_kind() {
+fn a_block_mask_marks_exactly_the_bytes_of_each_kind_whichever_way_it_is_found() {
     let bytes: Vec<u8> = (0..=255u8).chain(0..=255u8).collect();
-    for start in (0..=bytes.len() - block::SIZE).step_by(7) {
-        let block = &bytes[start..start + block::SIZE];
-        let want = portable::masks(block);
-        assert_eq!(block::masks(block), want, "from {start}");
+    for start in (0..=bytes.len() - SIZE).step_by(7) {
+        let block = &bytes[start..start + SIZE];
+        let want = masks::Portable.masks(block);
+        for (way, got) in masks_each_way(block) {
+            assert_eq!(got, want, "{way} from {start}");
+        }
         // The portable masks are the definition, byte by byte.
         for (i, &b) in block.iter().enumerate() {
-            let (quote, backslash, control, letter) = byte_masks(b);
+            let (quote, backslash, control, letter) = masks::byte_masks(b);
             assert_eq!(want.quote >> i & 1 == 1, quote);
             assert_eq!(want.backslash >> i & 1 == 1, backslash);
             assert_eq!(want.control >> i & 1 == 1, control);
             assert_eq!(want.letter >> i & 1 == 1, letter);
         }
     }
-    // A block shorter than a block has no masks, either way.
-    assert_eq!(block::masks(&bytes[..10]), Masks::default());
-    assert_eq!(portable::masks(&bytes[..10]), Masks::default());
+    // A block shorter than a block has no masks, whichever way.
+    for (way, got) in masks_each_way(&bytes[..10]) {
+        assert_eq!(got, Masks::default(), "{way}");
+    }
 }
 
 /// Which bytes of `text` an odd run of backslashes escapes, a byte at a time.
@@ -165,6 +240,17 @@ proptest! {
             .and_then(|read| read.ok());
         let got = read_literal(&literal).map(|(text, _)| text);
         prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn every_way_of_finding_masks_reads_a_string_alike(body in tricky(), pad in 0usize..70) {
+        // Padded so that the hard pieces fall at every place in a block.
+        let literal = format!("\"{}{body}", "p".repeat(pad));
+        let mut each = read_each_way(&literal).into_iter();
+        let (_, want) = each.next().unwrap();
+        for (way, got) in each {
+            prop_assert_eq!(&got, &want, "{}", way);
+        }
     }
 
     #[test]
