@@ -2,6 +2,7 @@
 //! mode they name.
 
 mod cli;
+mod heap;
 mod resume_cli;
 mod setup_lists;
 mod workbench_cli;
@@ -32,6 +33,7 @@ use brood::tui::app::{self, Pace, Recording, ReplayExit};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    heap::back(heap::HugePages::for_command(cli.command.as_ref()));
     init_logging();
     let result = match cli.command {
         None => workbench_cli::workbench(&cli.model, &cli.session, None),

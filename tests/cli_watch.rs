@@ -387,3 +387,25 @@ fn a_codex_session_and_its_sub_agent_threads_are_followed() {
     assert!(child_calls >= 2, "{child_calls}");
     assert_ends_like_a_replay(&sb, &session, &watch, &mut seen);
 }
+
+/// A follower lives as long as the session it follows and is held to a
+/// bound on its memory (`benches/follow_latency.sh memory`), so its heap is
+/// never backed by huge pages, which are held whole; `brood replay`, which
+/// reads a session at once and ends, may use them.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_follower_refuses_huge_pages() {
+    let sb = Sandbox::new();
+    let (session, lines) = started_session(&sb);
+    let watch = Watch::start(&sb, &[session.to_str().unwrap()]);
+    for (path, line, _) in &lines[1..] {
+        write_line(path, line);
+    }
+    let mut seen = Vec::new();
+    assert!(watch.wait(&mut seen, |_| true).is_some(), "no event came");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", watch.child.id())).unwrap();
+    // The line is there since Linux 5.0; an older kernel has nothing to check.
+    if let Some(line) = status.lines().find(|l| l.starts_with("THP_enabled:")) {
+        assert_eq!(line.split_whitespace().nth(1), Some("0"), "{line}");
+    }
+}

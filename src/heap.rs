@@ -1,0 +1,74 @@
+//! The process's heap: mimalloc, with transparent huge pages only for the
+//! commands that read a whole session at once.
+//!
+//! Reading a big session allocates tens of megabytes in a few milliseconds,
+//! on two threads. In 4 KiB pages that is thousands of page faults, and the
+//! two threads' faults wait on each other in the kernel; mimalloc asks for
+//! huge pages (`madvise`), which takes them to a few hundred: `replay --print`
+//! of the bench session went from 22.4 to 18.7 ms (glibc's allocator, tuned
+//! to use huge pages, did the same; it can only be tuned before the process
+//! starts). A huge page is held whole, though, so a process that lives on
+//! (the workbench, `brood watch` following a session as it grows) refuses
+//! them: following, memory is held to 2x the session file
+//! (`benches/follow_latency.sh memory`: 160 MB for an 85 MB session without
+//! huge pages, 173 MB with them).
+
+use crate::cli::Verb;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Whether the heap may be backed by huge pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HugePages {
+    Wanted,
+    Refused,
+}
+
+impl HugePages {
+    /// Huge pages for `brood replay`, which reads a session whole and ends
+    /// (or shows it); none for everything else.
+    pub fn for_command(command: Option<&Verb>) -> HugePages {
+        match command {
+            Some(Verb::Replay(_)) => HugePages::Wanted,
+            None
+            | Some(
+                Verb::Run(_)
+                | Verb::Demo(_)
+                | Verb::Tool { .. }
+                | Verb::CheckCommand { .. }
+                | Verb::Export(_)
+                | Verb::Traces(_)
+                | Verb::Watch(_)
+                | Verb::Agents { .. }
+                | Verb::Mcp { .. },
+            ) => HugePages::Refused,
+        }
+    }
+}
+
+/// Backs the rest of the process's heap as `huge` says. Refusing cannot
+/// fail in a way that matters: a kernel without the setting has no huge
+/// pages to refuse.
+pub fn back(huge: HugePages) {
+    match huge {
+        HugePages::Wanted => {}
+        HugePages::Refused => refuse_huge_pages(),
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn refuse_huge_pages() {
+    // SAFETY: PR_SET_THP_DISABLE only sets a flag of this process, which the
+    // kernel reads when it backs a page; no memory is passed.
+    let done = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
+    if done != 0 {
+        tracing::debug!(
+            "huge pages not refused: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn refuse_huge_pages() {}
