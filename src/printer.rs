@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::event::{AgentId, DecidedBy, Decision, Event, EventKind};
-use crate::protocol::{PriceTable, TASK_TOOL, call_label, envelope_text, estimate_tokens};
+use crate::protocol::{Price, PriceTable, TASK_TOOL, call_label, envelope_text, estimate_tokens};
 use crate::text::count;
 
 /// Result lines shown under each tool call.
@@ -28,9 +28,9 @@ pub struct TextPrinter {
     /// Why the policy asked about calls that were then denied, by call id:
     /// said with the result unless the result says it already.
     denied: BTreeMap<String, String>,
-    /// The model each agent's requests name, and what they cost so far
-    /// (`None` until one of them has a price).
-    models: BTreeMap<AgentId, String>,
+    /// The model each agent's requests name, with its price (looked up
+    /// once per model, not per answer).
+    models: BTreeMap<AgentId, (String, Option<Price>)>,
     /// The parent is reasoning: said once a response, as it starts.
     thinking: bool,
     cost: Option<f64>,
@@ -70,8 +70,14 @@ impl TextPrinter {
 
     /// The text one event adds to the output (often nothing).
     pub fn format(&mut self, event: &Event) -> String {
-        if let EventKind::ModelRequest { model, .. } = &event.kind {
-            self.models.insert(event.agent, model.clone());
+        if let EventKind::ModelRequest { model, .. } = &event.kind
+            && self
+                .models
+                .get(&event.agent)
+                .is_none_or(|(m, _)| m != model)
+        {
+            let price = self.prices.price(model);
+            self.models.insert(event.agent, (model.clone(), price));
         }
         // A compaction's summary request is priced like an answer.
         let priced = match &event.kind {
@@ -80,8 +86,11 @@ impl TextPrinter {
             _ => None,
         };
         if let Some(usage) = priced {
-            let model = self.models.get(&event.agent).map_or("", String::as_str);
-            if let Some(cost) = self.prices.cost(model, usage) {
+            let cost = match self.models.get(&event.agent) {
+                Some((_, price)) => price.map(|p| p.cost(usage)),
+                None => self.prices.cost("", usage),
+            };
+            if let Some(cost) = cost {
                 *self.cost.get_or_insert(0.0) += cost;
             }
         }
@@ -318,6 +327,8 @@ impl TextPrinter {
         }
     }
 
+    /// The first lines of a result and how many more there are. Written
+    /// straight into `out`: a session prints a few lines for every call.
     fn result_head(&self, out: &mut String, content: &str, is_error: bool) {
         let mut shown = 0;
         for (i, text) in content
@@ -328,13 +339,19 @@ impl TextPrinter {
             shown += text.len();
             let text = text.strip_suffix('\n').unwrap_or(text);
             let text = text.strip_suffix('\r').unwrap_or(text);
-            let text = truncate_chars(text, RESULT_LINE_CHARS);
-            let prefix = if i == 0 && is_error {
-                "  error: "
-            } else {
-                "  "
-            };
-            self.line(out, &format!("{prefix}{text}"));
+            self.start_line(out);
+            out.push_str(match i == 0 && is_error {
+                true => "  error: ",
+                false => "  ",
+            });
+            match text.char_indices().nth(RESULT_LINE_CHARS) {
+                Some((cut, _)) => {
+                    out.push_str(&text[..cut]);
+                    out.push('…');
+                }
+                None => out.push_str(text),
+            }
+            out.push('\n');
         }
         // Counted by bytes: a result can be megabytes of lines.
         let rest = &content.as_bytes()[shown..];
@@ -370,6 +387,13 @@ impl TextPrinter {
 
     /// Appends `text` as a line of its own.
     fn line(&self, out: &mut String, text: &str) {
+        self.start_line(out);
+        out.push_str(text);
+        out.push('\n');
+    }
+
+    /// Ends the line being written, if one is, so that a new one starts.
+    fn start_line(&self, out: &mut String) {
         let continuing = if out.is_empty() {
             self.at_line_start
         } else {
@@ -378,8 +402,6 @@ impl TextPrinter {
         if !continuing {
             out.push('\n');
         }
-        out.push_str(text);
-        out.push('\n');
     }
 }
 
@@ -393,22 +415,57 @@ pub fn retry_line(attempt: u32, max_attempts: u32, wait_ms: u64, reason: &str) -
     format!("retrying in {wait} ({attempt}/{max_attempts}): {reason}")
 }
 
-/// The first words of `text` joined by single spaces, stopping once there is
-/// more than `max` characters' worth: a child's multi-KB result is never
+/// The first words of `text` joined by single spaces, stopping once there
+/// are more than `max` characters: a child's multi-KB result is never
 /// flattened whole to show 100 characters of it.
+///
+/// Words are split where [`char::is_whitespace`] says, as
+/// `str::split_whitespace` would, but a byte at a time where the text is
+/// ASCII: a session prints a line for each of its children's calls.
 fn flatten_head(text: &str, max: usize) -> String {
     let mut flat = String::new();
-    for word in text.split_whitespace() {
-        if !flat.is_empty() {
-            flat.push(' ');
+    let mut chars = 0;
+    let mut word: Option<usize> = None;
+    let mut at = 0;
+    while let Some(&byte) = text.as_bytes().get(at) {
+        let (space, len) = match byte {
+            0..0x80 => (
+                matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c),
+                1,
+            ),
+            _ => match text.get(at..).and_then(|rest| rest.chars().next()) {
+                Some(c) => (c.is_whitespace(), c.len_utf8()),
+                None => break,
+            },
+        };
+        match (space, word) {
+            (true, Some(start)) => {
+                word = None;
+                chars += push_word(&mut flat, &text[start..at]);
+                if chars > max {
+                    return flat;
+                }
+            }
+            (false, None) => word = Some(at),
+            (true, None) | (false, Some(_)) => {}
         }
-        flat.push_str(word);
-        // Bytes bound characters from above (a char is at most 4 bytes).
-        if flat.len() > max * 4 {
-            break;
-        }
+        at += len;
+    }
+    if let Some(start) = word {
+        push_word(&mut flat, &text[start..]);
     }
     flat
+}
+
+/// Appends `word` to `flat` after a space (unless it is the first); returns
+/// the characters added.
+fn push_word(flat: &mut String, word: &str) -> usize {
+    let space = !flat.is_empty();
+    if space {
+        flat.push(' ');
+    }
+    flat.push_str(word);
+    usize::from(space) + word.chars().count()
 }
 
 fn truncate_chars(text: &str, max: usize) -> String {

@@ -157,3 +157,21 @@ fn a_compaction_is_priced_in_the_closing_line() {
     ]);
     assert!(text.contains("cost $3.00"), "{text}");
 }
+
+proptest::proptest! {
+    /// The head of a child's output is its words as `split_whitespace`
+    /// splits them, Unicode spaces and all, cut once it is long enough to
+    /// show.
+    #[test]
+    fn a_flattened_head_is_the_first_words_joined_by_single_spaces(
+        text in "([a-zé😀]{1,12}|[ \t\n\r\u{0b}\u{0c}\u{1c}\u{a0}\u{2003}\u{3000}\u{85}]{1,3}){0,40}",
+        max in 1usize..60,
+    ) {
+        let want = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let got = flatten_head(&text, max);
+        proptest::prop_assert!(want.starts_with(&got));
+        // Cut only once there is more than is shown.
+        proptest::prop_assert!(got == want || got.chars().count() > max);
+        proptest::prop_assert_eq!(truncate_chars(&got, max), truncate_chars(&want, max));
+    }
+}

@@ -69,7 +69,7 @@ pub fn duration(ms: u64) -> String {
 /// writes them, so none can clear the screen, set the clipboard (OSC 52) or
 /// fake a link (OSC 8).
 pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe) {
+    if !has_unsafe(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -133,6 +133,50 @@ impl<W: std::io::Write> std::io::Write for VisibleWriter<W> {
     }
 }
 
+/// Whether `text` has a character [`is_unsafe`] says a terminal would act
+/// on, read from its UTF-8: everything printed is checked, and most of it
+/// is plain text. Blocks of 32 bytes with no byte that can start such a
+/// character are passed over whole (the check of a block has no branch, so
+/// it is done a vector at a time); the others are looked at byte by byte.
+fn has_unsafe(text: &str) -> bool {
+    const BLOCK: usize = 32;
+    let bytes = text.as_bytes();
+    let suspect =
+        |b: u8| (b < 0x20) & (b != b'\n') & (b != b'\t') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2);
+    let mut start = 0;
+    while let Some(block) = bytes.get(start..) {
+        let block = &block[..block.len().min(BLOCK)];
+        if block.is_empty() {
+            return false;
+        }
+        let any = block.iter().fold(false, |any, &b| any | suspect(b));
+        if any && (start..start + block.len()).any(|i| starts_unsafe(bytes, i)) {
+            return true;
+        }
+        start += block.len();
+    }
+    false
+}
+
+/// Whether the character at byte `i` of `bytes` is one [`is_unsafe`] says
+/// a terminal would act on (`i` at the start of a character).
+fn starts_unsafe(bytes: &[u8], i: usize) -> bool {
+    match bytes.get(i).copied().unwrap_or(b' ') {
+        b'\n' | b'\t' => false,
+        0..0x20 | 0x7f => true,
+        // U+0080 to U+009F.
+        0xc2 => bytes
+            .get(i + 1)
+            .is_some_and(|next| (0x80..=0x9f).contains(next)),
+        // U+202A to U+202E and U+2066 to U+2069.
+        0xe2 => matches!(
+            (bytes.get(i + 1), bytes.get(i + 2)),
+            (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+        ),
+        _ => false,
+    }
+}
+
 /// Whether a terminal would act on `c` instead of showing it.
 fn is_unsafe(c: char) -> bool {
     match c {
@@ -159,6 +203,17 @@ pub fn short_time(rfc3339: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Read a byte at a time, text has a character to make visible
+        /// exactly when one of its characters is one.
+        #[test]
+        fn bytes_tell_what_characters_tell(
+            text in "([a-z \n\t]|[\u{0}-\u{1f}\u{7f}-\u{a0}]|[\u{2020}-\u{2070}]|[é😀…→✓]){0,80}",
+        ) {
+            proptest::prop_assert_eq!(has_unsafe(&text), text.chars().any(is_unsafe));
+        }
+    }
 
     #[test]
     fn numbers_read_the_same_everywhere() {

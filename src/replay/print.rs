@@ -57,7 +57,12 @@ pub fn print(
                 match format {
                     PrintFormat::Text => {
                         let text = printer.format(&event);
-                        match redo.printed_before(&text) {
+                        // Only a followed session takes events back.
+                        let again = match source.following() {
+                            Following::Yes => redo.printed_before(&text),
+                            Following::No => false,
+                        };
+                        match again {
                             true => Ok(()),
                             false => out.write_all(text.as_bytes()),
                         }
