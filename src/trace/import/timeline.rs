@@ -8,7 +8,7 @@
 //! it, and the parent's result of that call comes only after the child's lane has
 //! ended. Both are gates in the merge, not timestamp fixes.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use crate::event::{AgentId, Event, EventKind, TerminalReason, Usage};
@@ -272,12 +272,29 @@ impl Timeline {
         let mut pos = vec![0usize; lanes.len()];
         let mut events = Vec::with_capacity(total);
         let mut last_t = 0u64;
-        // The lanes with events left, in lane order (a tie goes to the
-        // earlier lane); a lane leaves once nothing but emptied slots is left
-        // of it, and is then done. Only those lanes are looked at for each
-        // event, so a session's finished children cost nothing afterwards.
-        let mut active: Vec<usize> = (0..lanes.len()).collect();
+        // A lane is done once nothing but emptied slots is left of it.
         let mut done = vec![false; lanes.len()];
+        // The lanes that have started and have events left, in lane order (a
+        // tie goes to the earlier lane). Only those are looked at for each
+        // event: a session's children that have not started yet, or have
+        // finished, cost nothing.
+        let mut active: Vec<usize> = Vec::new();
+        // The lanes still to start, with events left, by the lane they wait
+        // on, in the order they start (that lane's position only grows).
+        let mut waiting: HashMap<usize, VecDeque<(usize, usize)>> = HashMap::new();
+        for (i, lane) in lanes.iter().enumerate() {
+            done[i] = !skip_emptied(&lane.buf, &mut pos[i]);
+            match lane.after {
+                _ if done[i] => {}
+                Some((parent, event)) if parent < lanes.len() => {
+                    waiting.entry(parent).or_default().push_back((event, i))
+                }
+                Some(_) | None => active.push(i),
+            }
+        }
+        for starts in waiting.values_mut() {
+            starts.make_contiguous().sort_unstable();
+        }
         // Only a parent's lane has events that wait (its calls' results).
         let mut gated = vec![false; lanes.len()];
         for &(lane, _) in waits.keys() {
@@ -287,34 +304,34 @@ impl Timeline {
         }
         loop {
             active.retain(|&i| {
-                let slots = &lanes[i].buf.events;
-                // Emptied slots are passed over at once.
-                while slots.get(pos[i]).is_some_and(Option::is_none) {
-                    pos[i] += 1;
-                }
-                let left = pos[i] < slots.len();
-                done[i] = !left;
-                left
+                done[i] = !skip_emptied(&lanes[i].buf, &mut pos[i]);
+                !done[i]
             });
-            if active.is_empty() {
+            // A lane starts once the event it waits on has gone.
+            for (&parent, starts) in waiting.iter_mut() {
+                while let Some(&(event, lane)) = starts.front() {
+                    if pos[parent] <= event {
+                        break;
+                    }
+                    starts.pop_front();
+                    start(&mut active, lane);
+                }
+            }
+            if active.is_empty() && waiting.values().all(VecDeque::is_empty) {
                 break;
             }
             let mut best: Option<(i64, usize)> = None;
             for &i in &active {
-                let lane = &lanes[i];
-                let Some(Some(head)) = lane.buf.events.get(pos[i]) else {
+                let Some(Some(head)) = lanes[i].buf.events.get(pos[i]) else {
                     continue;
                 };
-                let started = lane
-                    .after
-                    .is_none_or(|(p, e)| pos.get(p).is_none_or(|&n| n > e));
                 let blocked = gated[i]
                     && waits.get(&(i, pos[i])).is_some_and(|children| {
                         children
                             .iter()
                             .any(|&c| c != i && !done.get(c).copied().unwrap_or(true))
                     });
-                if !started || blocked {
+                if blocked {
                     continue;
                 }
                 let key = head.ts().unwrap_or(i64::MIN);
@@ -322,11 +339,15 @@ impl Timeline {
                     best = Some((key, i));
                 }
             }
-            // Gates can only deadlock on inconsistent links; then time decides.
+            // Gates can only deadlock on inconsistent links; then time
+            // decides, among every lane with events left, started or not.
             let pick = best.map(|(_, i)| i).or_else(|| {
+                let unstarted = waiting.values().flatten().map(|&(_, i)| i);
                 active
                     .iter()
-                    .filter_map(|&i| match lanes[i].buf.events.get(pos[i]) {
+                    .copied()
+                    .chain(unstarted)
+                    .filter_map(|i| match lanes[i].buf.events.get(pos[i]) {
                         Some(Some(p)) => Some((p.ts().unwrap_or(i64::MIN), i)),
                         _ => None,
                     })
@@ -334,23 +355,50 @@ impl Timeline {
                     .map(|(_, i)| i)
             });
             let Some(i) = pick else { break };
-            // Taken out of its slot: an event goes out once.
-            let agent = lanes[i].agent;
-            if let Some(pending) = lanes[i].buf.events.get_mut(pos[i]).and_then(Option::take) {
-                let t = pending
-                    .ts()
-                    .map_or(last_t, |ts| ts.saturating_sub(t0).max(0) as u64);
-                last_t = last_t.max(t);
-                events.push(SharedEvent {
-                    seq: events.len() as u64 + 1,
-                    t_ms: last_t,
-                    agent,
-                    kind: pending.kind,
-                });
-            }
+            emit(&mut lanes[i], pos[i], t0, &mut last_t, &mut events);
             pos[i] += 1;
+            // A lane that went while it waited (time decided) still waits,
+            // unless it has nothing left.
+            if active.binary_search(&i).is_err() && !skip_emptied(&lanes[i].buf, &mut pos[i]) {
+                done[i] = true;
+                for starts in waiting.values_mut() {
+                    starts.retain(|&(_, lane)| lane != i);
+                }
+            }
         }
         events
+    }
+}
+
+/// Sends out event `at` of `lane`, taken out of its slot (an event goes out
+/// once), with the next `seq` and its time from `t0`, never before `last_t`.
+fn emit(lane: &mut Lane, at: usize, t0: i64, last_t: &mut u64, events: &mut Vec<SharedEvent>) {
+    if let Some(pending) = lane.buf.events.get_mut(at).and_then(Option::take) {
+        let t = pending
+            .ts()
+            .map_or(*last_t, |ts| ts.saturating_sub(t0).max(0) as u64);
+        *last_t = (*last_t).max(t);
+        events.push(SharedEvent {
+            seq: events.len() as u64 + 1,
+            t_ms: *last_t,
+            agent: lane.agent,
+            kind: pending.kind,
+        });
+    }
+}
+
+/// Moves `pos` past the emptied slots of `buf`; whether an event is left.
+fn skip_emptied(buf: &LaneBuf, pos: &mut usize) -> bool {
+    while buf.events.get(*pos).is_some_and(Option::is_none) {
+        *pos += 1;
+    }
+    *pos < buf.events.len()
+}
+
+/// Puts `lane` among the `active` ones, in lane order.
+fn start(active: &mut Vec<usize>, lane: usize) {
+    if let Err(at) = active.binary_search(&lane) {
+        active.insert(at, lane);
     }
 }
 
@@ -388,3 +436,7 @@ pub(crate) fn reason_from(status: &str) -> TerminalReason {
         _ => TerminalReason::Completed,
     }
 }
+
+#[cfg(test)]
+#[path = "timeline_tests.rs"]
+mod tests;

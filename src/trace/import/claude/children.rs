@@ -401,9 +401,11 @@ impl ChildFiles {
         }
     }
 
-    /// Transcripts already read whole ([`prefetch`]).
-    pub fn preload(&mut self, files: HashMap<PathBuf, Result<Whole, ImportError>>) {
-        self.preloaded.extend(files);
+    /// Transcripts already read whole, and what their first lines say
+    /// ([`prefetch`]).
+    pub fn preload(&mut self, prefetched: Prefetched) {
+        self.preloaded.extend(prefetched.wholes);
+        self.peeked.extend(prefetched.peeks);
     }
 
     /// Converts the transcripts at `paths` into [`ChildFiles::converted`],
@@ -478,7 +480,7 @@ impl ChildFiles {
     }
 
     /// What a transcript's first lines say; kept once they name its prompt
-    /// (they do not change after).
+    /// (they do not change after), or as [`prefetch`] found it.
     fn peek(&mut self, path: PathBuf) -> Result<Source, ImportError> {
         if let Some(source) = self.peeked.get(&path) {
             return Ok(source.clone());
@@ -523,22 +525,31 @@ impl ChildFiles {
 /// A transcript read whole on its own, with what reading it found.
 pub(super) type Whole = (Converter, Report);
 
+/// Transcripts read whole before linking, with what their first lines say.
+#[derive(Default)]
+pub(super) struct Prefetched {
+    wholes: HashMap<PathBuf, Result<Whole, ImportError>>,
+    /// Of the transcripts whose first lines could be read.
+    peeks: HashMap<PathBuf, Source>,
+}
+
 /// Reads every transcript in `<session>/subagents/` whole, on this thread,
 /// before the session file says which of them its calls use: nearly all are
 /// (a file no call links is left out with a note), and reading them beside
-/// the session file puts a second core to work. Flat files beside the
+/// the session file puts a second core to work. What linking looks up in
+/// each (its first lines, its `meta.json`) is read here too: this thread
+/// ends before the one reading the session file. Flat files beside the
 /// session, shared by the project's sessions, are left to linking.
-pub(super) fn prefetch(
-    session: &Path,
-    ending: Ending,
-) -> HashMap<PathBuf, Result<Whole, ImportError>> {
-    agent_files(&session.with_extension("").join("subagents"))
-        .into_iter()
-        .map(|path| {
-            let whole = read_whole(&path, ending);
-            (path, whole)
-        })
-        .collect()
+pub(super) fn prefetch(session: &Path, ending: Ending) -> Prefetched {
+    let mut prefetched = Prefetched::default();
+    for path in agent_files(&session.with_extension("").join("subagents")) {
+        if let Ok(source) = peek(path.clone()) {
+            prefetched.peeks.insert(path.clone(), source);
+        }
+        let whole = read_whole(&path, ending);
+        prefetched.wholes.insert(path, whole);
+    }
+    prefetched
 }
 
 fn read_whole(path: &Path, ending: Ending) -> Result<Whole, ImportError> {

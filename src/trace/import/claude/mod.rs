@@ -62,7 +62,7 @@ mod wire;
 pub use live::ClaudeLive;
 
 use std::hash::{BuildHasher, RandomState};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::lines::{JsonLines, Reading};
@@ -154,7 +154,12 @@ impl Read {
 struct SessionReader {
     read: Read,
     abandoned: Abandoned,
-    described: HashSet<String>,
+    /// The session file, whose subagents' `meta.json` files say which calls
+    /// they describe ([`children::described_calls`]).
+    path: PathBuf,
+    /// Those calls, read when the first `agent_progress` line needs them:
+    /// a session without any reads none.
+    described: Option<HashSet<String>>,
     /// The abandoned branch being read: its number and its conversation.
     branch: Option<(usize, Converter)>,
     /// What abandoned lines would have counted is not what the session skipped.
@@ -173,7 +178,8 @@ impl SessionReader {
                 report: Report::default(),
             },
             abandoned,
-            described: children::described_calls(path),
+            path: path.to_path_buf(),
+            described: None,
             branch: None,
             scratch: Report::default(),
             standalone: None,
@@ -204,12 +210,15 @@ impl SessionReader {
         match route(&line, &mut self.standalone) {
             Route::Main => main.line(line, report),
             Route::Sidechain => inline.line(line, report),
-            Route::AgentProgress
-                if progress_call(&line).is_some_and(|call| self.described.contains(call)) =>
-            {
-                report.skip("progress")
+            Route::AgentProgress => {
+                let described = self
+                    .described
+                    .get_or_insert_with(|| children::described_calls(&self.path));
+                match progress_call(&line).is_some_and(|call| described.contains(call)) {
+                    true => report.skip("progress"),
+                    false => progress.line(line, report),
+                }
             }
-            Route::AgentProgress => progress.line(line, report),
         }
     }
 
