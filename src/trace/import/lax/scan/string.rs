@@ -4,9 +4,10 @@
 //! quotes, backslashes, control characters and common escape letters are
 //! found together, and which of its bytes are escaped is worked out from the
 //! backslashes with a few integer operations (the way simdjson does it):
-//! checking a string looks at no escape on its own but the uncommon ones,
-//! and unescaping takes each from the block's mask, without waiting on the
-//! one before.
+//! checking a string looks at no escape on its own but the uncommon ones.
+//! Unescaping takes a whole block at once where the processor can
+//! ([`masks::Blocks::unescape`]: AVX-512 with VBMI2), else takes each
+//! escape from the block's mask, without waiting on the one before.
 
 mod masks;
 
@@ -48,6 +49,11 @@ pub(super) fn read(bytes: &[u8], at: usize, scratch: &mut Vec<u8>) -> Result<(Te
 fn walk_widest(bytes: &[u8], at: usize, scratch: Option<&mut Vec<u8>>) -> Result<(Text, usize)> {
     #[cfg(target_arch = "x86_64")]
     {
+        if let Some(vbmi) = masks::Avx512Vbmi::detect() {
+            // SAFETY: an `Avx512Vbmi` is made only on a processor that has
+            // the features `walk_avx512_vbmi` is compiled for.
+            return unsafe { walk_avx512_vbmi(vbmi, bytes, at, scratch) };
+        }
         if let Some(avx512) = masks::Avx512::detect() {
             // SAFETY: an `Avx512` is made only on a processor that has the
             // features `walk_avx512` is compiled for.
@@ -61,6 +67,19 @@ fn walk_widest(bytes: &[u8], at: usize, scratch: Option<&mut Vec<u8>>) -> Result
     }
     #[cfg(not(target_arch = "x86_64"))]
     walk(masks::Portable, bytes, at, scratch)
+}
+
+/// [`walk`] compiled for AVX-512 with VBMI and VBMI2, so that its masks'
+/// and unescaping's intrinsics are inlined.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+fn walk_avx512_vbmi(
+    blocks: masks::Avx512Vbmi,
+    bytes: &[u8],
+    at: usize,
+    scratch: Option<&mut Vec<u8>>,
+) -> Result<(Text, usize)> {
+    walk(blocks, bytes, at, scratch)
 }
 
 /// [`walk`] compiled for AVX-512, so that its masks' intrinsics are inlined.
@@ -110,22 +129,29 @@ fn walk(
         if masks.control & inside != 0 {
             return declined("control character in a string");
         }
-        check_escapes(bytes, base, &masks, escaped & inside)?;
+        let uncommon = check_escapes(bytes, base, &masks, escaped & inside)?;
         if let Some(out) = scratch.as_deref_mut() {
             // The backslashes that start an escape: those not escaped themselves.
             let starts = masks.backslash & !escaped & inside;
             if starts != 0 && unescaped.is_none() {
-                // Text never grows when unescaped, and a run's copy
-                // overshoots by under [`COPY`]: the rest of the line bounds
-                // what is written.
-                let room = bytes.len() - at + COPY;
+                // Text never grows when unescaped, and a block's store or a
+                // run's copy overshoots by under a block: the rest of the
+                // line bounds what is written.
+                let room = bytes.len() - at + SIZE;
                 if out.len() < room {
                     out.resize(room, 0);
                 }
                 unescaped = Some(Unescaped { from: at, len: 0 });
             }
             if let Some(text) = unescaped.as_mut() {
-                text.block(bytes, base, starts, out)?;
+                let block = Block {
+                    base,
+                    starts,
+                    letters: escaped & inside,
+                    inside,
+                    uncommon,
+                };
+                text.block(blocks, bytes, block, out)?;
             }
         }
         if quotes != 0 {
@@ -163,14 +189,66 @@ struct Unescaped {
     len: usize,
 }
 
+/// What [`Unescaped::block`] needs of a block: where it is, and its bits
+/// (inside the string) of escape starts, of escape letters, of the string's
+/// text, and of letters other than `"`, `\\`, `n` and `t`.
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    base: usize,
+    starts: u64,
+    letters: u64,
+    inside: u64,
+    uncommon: u64,
+}
+
 impl Unescaped {
+    /// Writes the text up to the last escape of a block, each escape
+    /// replaced by what it stands for: the whole block at once where
+    /// `blocks` can ([`Blocks::unescape`]) and every escape in it is a
+    /// common one contained in it, else escape by escape.
+    #[inline(always)]
+    fn block(
+        &mut self,
+        blocks: impl Blocks,
+        line: &[u8],
+        block: Block,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let Block {
+            base,
+            starts,
+            letters,
+            inside,
+            uncommon,
+        } = block;
+        if starts == 0 {
+            return Ok(());
+        }
+        // An escape starting on the block's last byte has its letter in the
+        // next block, and a `\\u` escape taken earlier may reach into this one.
+        let contained = starts >> (SIZE - 1) == 0 && self.from <= base && uncommon == 0;
+        if contained && let Some(bytes) = line.get(base..base + SIZE) {
+            let len = copy_run(line, self.from, base, out, self.len);
+            let keep = inside & !starts;
+            if let Some(written) = out
+                .get_mut(len..)
+                .and_then(|room| blocks.unescape(bytes, keep, letters, room))
+            {
+                self.len = len + written;
+                self.from = base + inside.count_ones() as usize;
+                return Ok(());
+            }
+        }
+        self.escapes(line, base, starts, out)
+    }
+
     /// Writes the text up to the last escape of the block at `base`, whose
     /// escapes start at the bits of `starts`, each escape replaced by what
     /// it stands for. The escapes are taken from the mask, so where one is
     /// does not wait on reading the one before; the text between two is
     /// copied 32 bytes at once, the copy then overwritten past its end.
     #[inline(always)]
-    fn block(&mut self, line: &[u8], base: usize, mut starts: u64, out: &mut [u8]) -> Result<()> {
+    fn escapes(&mut self, line: &[u8], base: usize, mut starts: u64, out: &mut [u8]) -> Result<()> {
         while starts != 0 {
             let at = base + starts.trailing_zeros() as usize;
             starts &= starts - 1;
@@ -199,20 +277,21 @@ impl Unescaped {
 /// block at `base`, whose `masks` are given): each must be one JSON has, and
 /// a `u` must have four hex digits. The common letters (`n`, `t`, a quote,
 /// a backslash) are taken from the masks at once; only the others are
-/// looked at one by one.
+/// looked at one by one. Returns the bits of those others.
 #[inline(always)]
-fn check_escapes(bytes: &[u8], base: usize, masks: &Masks, escapes: u64) -> Result<()> {
-    let mut uncommon = escapes & !(masks.quote | masks.backslash | masks.letter);
-    while uncommon != 0 {
-        let at = base + uncommon.trailing_zeros() as usize;
+fn check_escapes(bytes: &[u8], base: usize, masks: &Masks, escapes: u64) -> Result<u64> {
+    let uncommon = escapes & !(masks.quote | masks.backslash | masks.letter);
+    let mut left = uncommon;
+    while left != 0 {
+        let at = base + left.trailing_zeros() as usize;
         match ESCAPES[usize::from(bytes.get(at).copied().unwrap_or(0))] {
             0 => return declined("bad escape"),
             U if hex_at(bytes, at + 1).is_none() => return declined("bad \\u escape"),
             _ => {}
         }
-        uncommon &= uncommon - 1;
+        left &= left - 1;
     }
-    Ok(())
+    Ok(uncommon)
 }
 
 /// Bit `i` set when byte `i` of the block is escaped: preceded by an odd

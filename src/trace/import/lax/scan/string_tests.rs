@@ -34,6 +34,10 @@ fn masks_each_way(block: &[u8]) -> Vec<(&'static str, Masks)> {
             // SAFETY: `avx512` proves the processor has AVX512F and AVX512BW.
             found.push(("avx512", unsafe { avx512_masks(avx512, block) }));
         }
+        if let Some(vbmi) = masks::Avx512Vbmi::detect() {
+            // SAFETY: `vbmi` proves the processor has AVX-512 with VBMI2.
+            found.push(("avx512vbmi", unsafe { avx512_vbmi_masks(vbmi, block) }));
+        }
     }
     found
 }
@@ -41,6 +45,12 @@ fn masks_each_way(block: &[u8]) -> Vec<(&'static str, Masks)> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn avx2_masks(blocks: masks::Avx2, block: &[u8]) -> Masks {
+    blocks.masks(block)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+fn avx512_vbmi_masks(blocks: masks::Avx512Vbmi, block: &[u8]) -> Masks {
     blocks.masks(block)
 }
 
@@ -86,6 +96,12 @@ fn read_each_way(literal: &str) -> Vec<(&'static str, Option<(String, usize)>)> 
             // SAFETY: `avx512` proves the processor has AVX512F and AVX512BW.
             let walked = unsafe { walk_avx512(avx512, bytes, 1, Some(&mut scratch)) };
             found.push(("avx512", read(walked, &scratch)));
+        }
+        if let Some(vbmi) = masks::Avx512Vbmi::detect() {
+            let mut scratch = Vec::new();
+            // SAFETY: `vbmi` proves the processor has AVX-512 with VBMI2.
+            let walked = unsafe { walk_avx512_vbmi(vbmi, bytes, 1, Some(&mut scratch)) };
+            found.push(("avx512vbmi", read(walked, &scratch)));
         }
     }
     found

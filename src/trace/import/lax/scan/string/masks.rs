@@ -4,8 +4,9 @@
 //! feature are made only once the processor is found to have it, so holding
 //! one is the proof that its instructions can run: SSE2, which every x86-64
 //! processor has, 16 bytes an instruction; AVX2, 32; AVX-512, all 64 in one
-//! compare per kind of byte. Elsewhere, and as the definition the others
-//! are held to in tests, a byte at a time.
+//! compare per kind of byte; AVX-512 with VBMI2, which also unescapes a
+//! block at once. Elsewhere, and as the definition the others are held to
+//! in tests, a byte at a time.
 
 /// The bytes in a block.
 pub(super) const SIZE: usize = 64;
@@ -28,6 +29,17 @@ pub(super) trait Blocks: Copy {
     /// The masks of the first [`SIZE`] bytes of `block` (all zero when it is
     /// shorter).
     fn masks(self, block: &[u8]) -> Masks;
+
+    /// Writes the bytes of `block` that `keep` marks, in order, to the start
+    /// of `out`, each byte that `letters` marks replaced by what it stands
+    /// for as the letter of a `\"`, `\\`, `\n` or `\t` escape; returns how
+    /// many. `None` when this way cannot do a block at once (or `block` is
+    /// shorter than a block, or `out` has less room than one): the caller
+    /// then takes the escapes one by one.
+    fn unescape(self, block: &[u8], keep: u64, letters: u64, out: &mut [u8]) -> Option<usize> {
+        let _ = (block, keep, letters, out);
+        None
+    }
 }
 
 /// The masks of one byte, by definition.
@@ -61,7 +73,7 @@ impl Blocks for Portable {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(super) use x86::{Avx2, Avx512, Sse2};
+pub(super) use x86::{Avx2, Avx512, Avx512Vbmi, Sse2};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -69,7 +81,9 @@ mod x86 {
         __m128i, __m256i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8,
         _mm_or_si128, _mm_set1_epi8, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8,
         _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm512_cmpeq_epi8_mask,
-        _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_set1_epi8,
+        _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_mask_blend_epi8,
+        _mm512_maskz_compress_epi8, _mm512_permutex2var_epi8, _mm512_set1_epi8,
+        _mm512_storeu_si512,
     };
 
     use super::{Blocks, Masks, SIZE};
@@ -199,6 +213,67 @@ mod x86 {
                         | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b't' as i8)),
                 }
             }
+        }
+    }
+
+    /// AVX-512 with byte permutes and compresses (VBMI, VBMI2): finds the
+    /// masks as [`Avx512`] does, and unescapes a block at once. Made only by
+    /// [`Avx512Vbmi::detect`].
+    #[derive(Debug, Clone, Copy)]
+    pub(crate) struct Avx512Vbmi(());
+
+    impl Avx512Vbmi {
+        /// This way, when the processor has AVX-512 with byte compares,
+        /// permutes and compresses (AVX512BW, VBMI, VBMI2).
+        pub(crate) fn detect() -> Option<Avx512Vbmi> {
+            let vbmi = std::is_x86_feature_detected!("avx512vbmi")
+                && std::is_x86_feature_detected!("avx512vbmi2");
+            Avx512::detect().filter(|_| vbmi).map(|_| Avx512Vbmi(()))
+        }
+    }
+
+    /// What the letter of an escape stands for, by the letter's low seven
+    /// bits (the 128 bytes of two registers): `"`, `\\`, `n` and `t`, the
+    /// escapes [`Blocks::unescape`] takes; the other entries are never read.
+    static LETTERS: [u8; 128] = {
+        let mut table = [0u8; 128];
+        table[b'"' as usize] = b'"';
+        table[b'\\' as usize] = b'\\';
+        table[b'n' as usize] = b'\n';
+        table[b't' as usize] = b'\t';
+        table
+    };
+
+    impl Blocks for Avx512Vbmi {
+        #[inline(always)]
+        fn masks(self, block: &[u8]) -> Masks {
+            Avx512(()).masks(block)
+        }
+
+        /// The letters are looked up in [`LETTERS`] all at once (a permute),
+        /// put in place of their bytes (a blend), and the bytes kept are
+        /// packed together (a compress) and stored: a block costs the same
+        /// whatever its number of escapes, where one by one each costs a
+        /// copy, a look-up and a store that waits on the one before.
+        #[inline(always)]
+        fn unescape(self, block: &[u8], keep: u64, letters: u64, out: &mut [u8]) -> Option<usize> {
+            let block = block.get(..SIZE)?;
+            let out = out.get_mut(..SIZE)?;
+            // SAFETY: an `Avx512Vbmi` is made only on a processor that has
+            // AVX512F, AVX512BW, VBMI and VBMI2 (`detect`); the loads read
+            // the 64 bytes of `block` and of each half of `LETTERS`, and the
+            // store writes the 64 bytes of `out`, all whole (`get` gave
+            // them; unaligned loads and stores are allowed).
+            unsafe {
+                let v = _mm512_loadu_si512(block.as_ptr().cast());
+                let low = _mm512_loadu_si512(LETTERS.as_ptr().cast());
+                let high = _mm512_loadu_si512(LETTERS.as_ptr().add(SIZE).cast());
+                let meant = _mm512_permutex2var_epi8(low, v, high);
+                let text = _mm512_mask_blend_epi8(letters, v, meant);
+                let packed = _mm512_maskz_compress_epi8(keep, text);
+                _mm512_storeu_si512(out.as_mut_ptr().cast(), packed);
+            }
+            Some(keep.count_ones() as usize)
         }
     }
 }
