@@ -33,8 +33,8 @@ use brood::tui::app::{self, Pace, Recording, ReplayExit};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    heap::back(heap::HugePages::for_command(cli.command.as_ref()));
     init_logging();
+    heap::back(heap::HugePages::for_command(cli.command.as_ref()));
     let result = match cli.command {
         None => workbench_cli::workbench(&cli.model, &cli.session, None),
         Some(Verb::CheckCommand { command }) => check_command(&command.join(" ")),
