@@ -1,5 +1,5 @@
 //! The process's heap: mimalloc, with transparent huge pages only for the
-//! commands that read a whole session at once.
+//! command that reads a whole session at once and ends.
 //!
 //! Reading a big session allocates tens of megabytes in a few milliseconds,
 //! on two threads. In 4 KiB pages that is thousands of page faults, and the
@@ -8,8 +8,8 @@
 //! of the bench session went from 22.4 to 18.7 ms (glibc's allocator, tuned
 //! to use huge pages, did the same; it can only be tuned before the process
 //! starts). A huge page is held whole, though, so a process that lives on
-//! (the workbench, `brood watch` following a session as it grows) refuses
-//! them: following, memory is held to 2x the session file
+//! (the workbench, a replay in it, `brood watch` following a session as it
+//! grows) refuses them: there, memory is held to 2x the session file
 //! (`benches/follow_latency.sh memory`: 160 MB for an 85 MB session without
 //! huge pages, 173 MB with them).
 
@@ -26,12 +26,17 @@ pub enum HugePages {
 }
 
 impl HugePages {
-    /// Huge pages for `brood replay`, which reads a session whole and ends
-    /// (or shows it); none for everything else.
+    /// Huge pages for `brood replay --print` (or `--json`), which reads a
+    /// session whole, writes it out and ends; none for everything else,
+    /// the workbench playing a replay included: it lives on with the whole
+    /// session in memory, which is held to 2x the file
+    /// (`benches/large_trace.sh`: 201 MB for a 105 MB trace with huge pages,
+    /// 164 MB without).
     pub fn for_command(command: Option<&Verb>) -> HugePages {
         match command {
-            Some(Verb::Replay(_)) => HugePages::Wanted,
+            Some(Verb::Replay(args)) if args.print || args.json => HugePages::Wanted,
             None
+            | Some(Verb::Replay(_))
             | Some(
                 Verb::Run(_)
                 | Verb::Demo(_)
@@ -91,6 +96,31 @@ fn refuse_huge_pages() {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    fn huge_pages(args: &[&str]) -> HugePages {
+        let cli = crate::cli::Cli::try_parse_from(args).unwrap();
+        HugePages::for_command(cli.command.as_ref())
+    }
+
+    #[test]
+    fn only_a_replay_written_out_whole_wants_huge_pages() {
+        assert_eq!(
+            huge_pages(&["brood", "replay", "s.jsonl", "--print"]),
+            HugePages::Wanted
+        );
+        assert_eq!(
+            huge_pages(&["brood", "replay", "s.jsonl", "--json"]),
+            HugePages::Wanted
+        );
+        // What lives on with a session in memory is held to a bound on it.
+        assert_eq!(
+            huge_pages(&["brood", "replay", "s.jsonl"]),
+            HugePages::Refused
+        );
+        assert_eq!(huge_pages(&["brood", "watch"]), HugePages::Refused);
+        assert_eq!(huge_pages(&["brood"]), HugePages::Refused);
+    }
 
     #[test]
     fn the_purge_delay_is_the_option_named_so() {
