@@ -185,12 +185,15 @@ echo "bench: first frame"
 FF_MS=""
 FF_WALL=""
 for _ in 1 2 3; do
-  start=$(now_ms)
-  OUT=$(script -qec "stty cols 130 rows 40; /usr/bin/time -v -o '$WORK/ff.time' '$BIN' replay --exit-after-first-frame '$TRACE'" /dev/null </dev/null | tr -d '\r')
+  # script's input is held open: at its end script would send the end of
+  # input on, which the workbench takes as a key and quits before a frame.
+  OUT=$(script -qec "stty cols 130 rows 40; s=\$(date +%s%3N); /usr/bin/time -v -o '$WORK/ff.time' '$BIN' replay --exit-after-first-frame '$TRACE'; echo whole process \$((\$(date +%s%3N) - s)) ms" /dev/null < <(sleep 5) | tr -d '\r')
   MS=$(printf '%s\n' "$OUT" | sed -n 's/.*first frame after \([0-9]*\) ms.*/\1/p' | tail -1)
   if [ -z "$MS" ]; then echo "bench: no first-frame time in the output:"; printf '%s\n' "$OUT" | tail -5; exit 1; fi
   if [ -z "$FF_MS" ] || [ "$MS" -lt "$FF_MS" ]; then FF_MS=$MS; fi
-  wall=$(( $(now_ms) - start ))
+  # brood's own run, start to exit, timed in script's shell: the held-open
+  # input keeps script itself running after brood has quit.
+  wall=$(printf '%s\n' "$OUT" | sed -n 's/.*whole process \([0-9]*\) ms.*/\1/p' | tail -1)
   if [ -z "$FF_WALL" ] || [ "$wall" -lt "$FF_WALL" ]; then FF_WALL=$wall; fi
 done
 FF_RSS=$(rss_kb "$WORK/ff.time")
@@ -246,7 +249,7 @@ mb = size / 1e6
 lim = 2 * size / 1024  # kB
 rows = [
     ("first frame (brood's own clock)", f"{ff} ms", "< 500 ms", ff < 500),
-    ("first frame, whole process (script+start+exit)", f"{ff_wall} ms", "< 500 ms", ff_wall < 500),
+    ("first frame, whole process (start to exit)", f"{ff_wall} ms", "< 500 ms", ff_wall < 500),
     ("peak RSS, first frame", f"{ff_rss / 1024:.0f} MB", f"< {2 * mb:.0f} MB", ff_rss < lim),
     ("peak RSS, workbench loaded, playing x1", f"{load_rss / 1024:.0f} MB", f"< {2 * mb:.0f} MB", load_rss < lim),
     ("peak RSS, workbench at end (G)", f"{full_rss / 1024:.0f} MB", f"< {2 * mb:.0f} MB", full_rss < lim),
