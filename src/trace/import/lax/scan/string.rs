@@ -191,7 +191,7 @@ struct Unescaped {
 
 /// What [`Unescaped::block`] needs of a block: where it is, and its bits
 /// (inside the string) of escape starts, of escape letters, of the string's
-/// text, and of letters other than `"`, `\\`, `n` and `t`.
+/// text, and of letters other than `"`, `\`, `n` and `t`.
 #[derive(Debug, Clone, Copy)]
 struct Block {
     base: usize,
@@ -207,9 +207,9 @@ impl Unescaped {
     /// `blocks` can ([`Blocks::unescape`]) and every escape in it is a
     /// common one contained in it, else escape by escape.
     #[inline(always)]
-    fn block(
+    fn block<B: Blocks>(
         &mut self,
-        blocks: impl Blocks,
+        blocks: B,
         line: &[u8],
         block: Block,
         out: &mut [u8],
@@ -224,10 +224,13 @@ impl Unescaped {
         if starts == 0 {
             return Ok(());
         }
-        // An escape starting on the block's last byte has its letter in the
-        // next block, and a `\\u` escape taken earlier may reach into this one.
-        let contained = starts >> (SIZE - 1) == 0 && self.from <= base && uncommon == 0;
-        if contained && let Some(bytes) = line.get(base..base + SIZE) {
+        // Only a way that unescapes a block at once tries (the others would
+        // copy the text before the block twice). An escape starting on the
+        // block's last byte has its letter in the next block, and a `\u`
+        // escape taken earlier may reach into this one.
+        let at_once =
+            B::UNESCAPES && starts >> (SIZE - 1) == 0 && self.from <= base && uncommon == 0;
+        if at_once && let Some(bytes) = line.get(base..base + SIZE) {
             let len = copy_run(line, self.from, base, out, self.len);
             let keep = inside & !starts;
             if let Some(written) = out

@@ -30,6 +30,9 @@ pub(super) trait Blocks: Copy {
     /// shorter).
     fn masks(self, block: &[u8]) -> Masks;
 
+    /// Whether this way unescapes a block at once ([`Blocks::unescape`]).
+    const UNESCAPES: bool = false;
+
     /// Writes the bytes of `block` that `keep` marks, in order, to the start
     /// of `out`, each byte that `letters` marks replaced by what it stands
     /// for as the letter of a `\"`, `\\`, `\n` or `\t` escape; returns how
@@ -233,7 +236,7 @@ mod x86 {
     }
 
     /// What the letter of an escape stands for, by the letter's low seven
-    /// bits (the 128 bytes of two registers): `"`, `\\`, `n` and `t`, the
+    /// bits (the 128 bytes of two registers): `"`, `\`, `n` and `t`, the
     /// escapes [`Blocks::unescape`] takes; the other entries are never read.
     static LETTERS: [u8; 128] = {
         let mut table = [0u8; 128];
@@ -245,6 +248,8 @@ mod x86 {
     };
 
     impl Blocks for Avx512Vbmi {
+        const UNESCAPES: bool = true;
+
         #[inline(always)]
         fn masks(self, block: &[u8]) -> Masks {
             Avx512(()).masks(block)
