@@ -146,37 +146,50 @@ mod x86 {
         /// where the intrinsics are inlined too.
         #[inline(always)]
         fn masks(self, block: &[u8]) -> Masks {
-            let mut masks = Masks::default();
             let Some(block) = block.get(..SIZE) else {
-                return masks;
+                return Masks::default();
             };
-            for (i, part) in block.chunks_exact(32).enumerate() {
-                // SAFETY: an `Avx2` is made only on a processor that has
-                // AVX2 (`detect`); the load reads the 32 bytes of `part`,
-                // which `chunks_exact` gives whole (unaligned loads are
-                // allowed).
-                let (quote, backslash, control, letter) = unsafe {
-                    let v = _mm256_loadu_si256(part.as_ptr().cast::<__m256i>());
-                    let low = _mm256_set1_epi8(0x1f);
-                    let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
-                    let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
-                    let n = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'n' as i8));
-                    let t = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b't' as i8));
-                    (
-                        _mm256_movemask_epi8(quote),
-                        _mm256_movemask_epi8(backslash),
-                        // Below 0x20: the unsigned maximum with 0x1f is 0x1f.
-                        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(v, low), low)),
-                        _mm256_movemask_epi8(_mm256_or_si256(n, t)),
-                    )
-                };
-                let shift = 32 * i;
-                masks.quote |= u64::from(quote as u32) << shift;
-                masks.backslash |= u64::from(backslash as u32) << shift;
-                masks.control |= u64::from(control as u32) << shift;
-                masks.letter |= u64::from(letter as u32) << shift;
+            let (low, high) = block.split_at(SIZE / 2);
+            let low = half_masks(self, low);
+            let high = half_masks(self, high);
+            Masks {
+                quote: low.quote | high.quote << 32,
+                backslash: low.backslash | high.backslash << 32,
+                control: low.control | high.control << 32,
+                letter: low.letter | high.letter << 32,
             }
-            masks
+        }
+    }
+
+    /// The masks of 32 bytes (`half` is that long), in the low bits.
+    #[inline(always)]
+    fn half_masks(_: Avx2, half: &[u8]) -> Masks {
+        let Some(half) = half.get(..SIZE / 2) else {
+            return Masks::default();
+        };
+        // SAFETY: an `Avx2` is made only on a processor that has AVX2
+        // (`detect`); the load reads the 32 bytes of `half`, which `get`
+        // gave whole (unaligned loads are allowed).
+        let (quote, backslash, control, letter) = unsafe {
+            let v = _mm256_loadu_si256(half.as_ptr().cast::<__m256i>());
+            let low = _mm256_set1_epi8(0x1f);
+            let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+            let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
+            let n = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'n' as i8));
+            let t = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b't' as i8));
+            (
+                _mm256_movemask_epi8(quote),
+                _mm256_movemask_epi8(backslash),
+                // Below 0x20: the unsigned maximum with 0x1f is 0x1f.
+                _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(v, low), low)),
+                _mm256_movemask_epi8(_mm256_or_si256(n, t)),
+            )
+        };
+        Masks {
+            quote: u64::from(quote as u32),
+            backslash: u64::from(backslash as u32),
+            control: u64::from(control as u32),
+            letter: u64::from(letter as u32),
         }
     }
 
