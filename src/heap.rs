@@ -78,21 +78,13 @@ pub fn back(huge: HugePages) {
 /// test holds it to the option's default.
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = libmimalloc_sys::mi_option_use_numa_nodes - 1;
 
-#[cfg(target_os = "linux")]
+/// Refuses huge pages for brood's heap; the commands it starts get them
+/// back ([`brood::huge_pages`]).
 fn refuse_huge_pages() {
-    // SAFETY: PR_SET_THP_DISABLE only sets a flag of this process, which the
-    // kernel reads when it backs a page; no memory is passed.
-    let done = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
-    if done != 0 {
-        tracing::debug!(
-            "huge pages not refused: {}",
-            std::io::Error::last_os_error()
-        );
+    if let Err(e) = brood::huge_pages::refuse() {
+        tracing::debug!("huge pages not refused: {e}");
     }
 }
-
-#[cfg(not(target_os = "linux"))]
-fn refuse_huge_pages() {}
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@ pub mod agent;
 pub mod config;
 pub mod event;
 pub mod headless;
+pub mod huge_pages;
 pub mod ident;
 pub mod mcp;
 pub mod model;

@@ -176,6 +176,7 @@ impl CommandHooks {
                         command.env_remove(name);
                     }
                 }
+                crate::huge_pages::give_back(command.as_std_mut());
                 command
             }
         };

@@ -117,6 +117,7 @@ async fn start(config: &McpServerConfig) -> Result<Connection, McpError> {
             // Its own group: Ctrl-C in the terminal is brood's to handle, and
             // the whole group goes when the connection does.
             cmd.process_group(0).kill_on_drop(true);
+            crate::huge_pages::give_back(cmd.as_std_mut());
             let (process, stderr) = TokioChildProcess::builder(cmd)
                 .stderr(Stdio::piped())
                 .spawn()

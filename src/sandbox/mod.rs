@@ -255,6 +255,7 @@ impl Sandbox {
                 command.env_remove(name);
             }
         }
+        crate::huge_pages::give_back(command.as_std_mut());
         command
     }
 
