@@ -69,42 +69,39 @@ fn walk_widest(bytes: &[u8], at: usize, scratch: Option<&mut Vec<u8>>) -> Result
     walk(masks::Portable, bytes, at, scratch)
 }
 
-/// [`walk`] compiled for AVX-512 with VBMI and VBMI2, so that its masks'
-/// and unescaping's intrinsics are inlined.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
-fn walk_avx512_vbmi(
-    blocks: masks::Avx512Vbmi,
-    bytes: &[u8],
-    at: usize,
-    scratch: Option<&mut Vec<u8>>,
-) -> Result<(Text, usize)> {
-    walk(blocks, bytes, at, scratch)
+/// The functions a way that needs processor features runs in, compiled for
+/// those features so that its intrinsics are inlined: `$walk` is [`walk`]
+/// that way, and `$masks` (for tests) finds one block's masks that way.
+/// Calling either is `unsafe`: the way's value is the proof it may be.
+macro_rules! compiled_for {
+    ($features:literal, $way:ty, $walk:ident, $masks:ident) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        fn $walk(
+            blocks: $way,
+            bytes: &[u8],
+            at: usize,
+            scratch: Option<&mut Vec<u8>>,
+        ) -> Result<(Text, usize)> {
+            walk(blocks, bytes, at, scratch)
+        }
+
+        #[cfg(all(test, target_arch = "x86_64"))]
+        #[target_feature(enable = $features)]
+        fn $masks(blocks: $way, block: &[u8]) -> Masks {
+            blocks.masks(block)
+        }
+    };
 }
 
-/// [`walk`] compiled for AVX-512, so that its masks' intrinsics are inlined.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn walk_avx512(
-    blocks: masks::Avx512,
-    bytes: &[u8],
-    at: usize,
-    scratch: Option<&mut Vec<u8>>,
-) -> Result<(Text, usize)> {
-    walk(blocks, bytes, at, scratch)
-}
-
-/// [`walk`] compiled for AVX2, so that its masks' intrinsics are inlined.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn walk_avx2(
-    blocks: masks::Avx2,
-    bytes: &[u8],
-    at: usize,
-    scratch: Option<&mut Vec<u8>>,
-) -> Result<(Text, usize)> {
-    walk(blocks, bytes, at, scratch)
-}
+compiled_for!(
+    "avx512f,avx512bw,avx512vbmi,avx512vbmi2",
+    masks::Avx512Vbmi,
+    walk_avx512_vbmi,
+    avx512_vbmi_masks
+);
+compiled_for!("avx512f,avx512bw", masks::Avx512, walk_avx512, avx512_masks);
+compiled_for!("avx2", masks::Avx2, walk_avx2, avx2_masks);
 
 /// Checks the string whose text starts at `at` and finds its end, unescaping
 /// its text into `scratch` if given ([`read`]; [`skip`] gives none), finding

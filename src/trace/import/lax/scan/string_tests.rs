@@ -42,24 +42,6 @@ fn masks_each_way(block: &[u8]) -> Vec<(&'static str, Masks)> {
     found
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn avx2_masks(blocks: masks::Avx2, block: &[u8]) -> Masks {
-    blocks.masks(block)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
-fn avx512_vbmi_masks(blocks: masks::Avx512Vbmi, block: &[u8]) -> Masks {
-    blocks.masks(block)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn avx512_masks(blocks: masks::Avx512, block: &[u8]) -> Masks {
-    blocks.masks(block)
-}
-
 /// What each way this processor has makes of a string literal, with the
 /// way's name: `read`'s text (or `None` when declined) and where it ended.
 fn read_each_way(literal: &str) -> Vec<(&'static str, Option<(String, usize)>)> {
