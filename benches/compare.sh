@@ -15,7 +15,9 @@
 # Environment:
 #   BROOD_BENCH_DIR  work folder for inputs and results (default /tmp/brood-bench)
 #   BROOD_BIN        a brood binary to use instead of building target/release/brood
-#   BENCH_RUNS       measured runs per command (default 10, at least 5)
+#   BENCH_RUNS       measured runs per command (default 30, at least 5: a
+#                    replay of 16 ms on a shared 2-core machine has a slow
+#                    mode, and the median of 10 runs falls on either side)
 #   BENCH_WARMUP     warmup runs per command (default 2)
 #   TREE_FILES       files in the generated source tree (default 55000)
 #   TRACE_MB         size of the generated brood trace (default 100)
@@ -34,7 +36,7 @@ set -euo pipefail
 # shellcheck source=benches/tools/common.sh
 . "$(dirname "$0")/tools/common.sh"
 
-RUNS=${BENCH_RUNS:-10}
+RUNS=${BENCH_RUNS:-30}
 WARMUP=${BENCH_WARMUP:-2}
 [ "$RUNS" -ge 5 ] || die "BENCH_RUNS must be at least 5"
 
@@ -131,7 +133,10 @@ compare() {
   local json
   json="$WORK/hyperfine/$(printf '%s' "$name" | tr -c 'a-zA-Z0-9' '_').json"
   log "timing: $name"
-  hyperfine --style basic --warmup "$WARMUP" --runs "$RUNS" --export-json "$json" \
+  # Without a shell (-N): the commands are plain words, and hyperfine's
+  # estimate of a shell's start-up, taken off every run, is noise as large as
+  # a replay of 16 ms itself.
+  hyperfine -N --style basic --warmup "$WARMUP" --runs "$RUNS" --export-json "$json" \
     -n brood "$brood_cmd" -n peer "$peer_cmd" >&2
   local b p brss prss
   b=$(jq '.results[0].median' "$json")
